@@ -1,0 +1,3 @@
+module github.com/snapwire/snapwire
+
+go 1.25
