@@ -1,0 +1,35 @@
+// Package game holds what the game code and the engine share: the domain
+// types (Frame, EntityNum, TypeID, UserCmd, ...), the interfaces a game
+// implements so that the server and the client drive the same code, the
+// entity type registry, events, and the user command codec.
+//
+// It is the top layer of snapwire (DESIGN.md, "Layers"): game code sits on
+// it; package snapshot writes the entities and states it describes; the
+// server and client cores drive a Game.
+//
+// How it maps to the DOOM III paper (seed 000):
+//
+//   - §2: one game module runs on both ends. Game.RunFrame advances the game
+//     one fixed frame (60 Hz) from each player's UserCmd (Tick.Cmds); the
+//     server runs it for real, the client runs it to predict (Tick.Predicting).
+//   - §3.2, §8: entities are synchronised when in the client's PVS
+//     (Game.Visible fills it); one or more states not tied to the PVS
+//     (registered with Registry.RegisterState, reached with Game.State), for
+//     example a game state and a player state, are synchronised always.
+//   - §5: entities write and read their own variables (Snapshotter:
+//     WriteSnapshot / ReadSnapshot through bitmsg.DeltaWriter /
+//     DeltaReader, the paper's idBitMsgDelta) instead of a fixed entity
+//     state (Quake 3). The Registry gives each entity class a TypeID, so the
+//     client can create the right type when an entity first appears in a
+//     snapshot; both ends compare Registry.Hash.
+//   - §5 ServerSendEvent: EventSink.ServerSendEvent sends a reliable,
+//     bit-packed Event for an entity, optionally saved for late joiners;
+//     EventReceiver.ReceiveEvent handles it on the client. §8 unreliable
+//     events: EventSink.SendUnreliableEvent, written to the next snapshot only.
+//   - §8 prediction per entity: EntityType.Mode is Predict (default) or
+//     Interpolate (Quake 3 style, for example for opponents).
+//   - §3.3 user command message (fig. 11): UserCmdMessage, with the client's
+//     lead time, the frame of the first command, the count and the commands,
+//     each delta-compressed against the one before (field by field, a 0 bit
+//     for an unchanged field).
+package game

@@ -1,0 +1,177 @@
+package game
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/snapwire/snapwire/bitmsg"
+)
+
+type dummy struct{ v uint32 }
+
+func (d *dummy) WriteSnapshot(w *bitmsg.DeltaWriter) { w.WriteBits(d.v, 8) }
+func (d *dummy) ReadSnapshot(r *bitmsg.DeltaReader)  { d.v = r.ReadBits(8) }
+
+func newDummy() Entity           { return &dummy{} }
+func newDummyState() Snapshotter { return &dummy{} }
+
+func TestRegistryOrderAndHash(t *testing.T) {
+	build := func(names ...string) *Registry {
+		r := NewRegistry()
+		for _, n := range names {
+			r.MustRegister(EntityType{Name: n, New: newDummy})
+		}
+		r.MustRegisterState(StateType{Name: "game", New: newDummyState})
+		return r
+	}
+	a, b := build("player", "rocket", "door"), build("player", "rocket", "door")
+	if a.Hash() != b.Hash() {
+		t.Fatal("equal registries hash differently")
+	}
+	if id, _ := a.TypeByName("door"); id != 3 {
+		t.Fatalf("door = %d, want 3 (registration order from 1)", id)
+	}
+	if a.MaxID() != 3 || a.TypeBits() != 2 || a.NumStates() != 1 {
+		t.Fatalf("MaxID %d TypeBits %d NumStates %d", a.MaxID(), a.TypeBits(), a.NumStates())
+	}
+	if c := build("player", "door", "rocket"); c.Hash() == a.Hash() {
+		t.Fatal("order change not in hash")
+	}
+	d := build("player", "rocket", "door")
+	d.MustRegister(EntityType{Name: "corpse", New: newDummy, Mode: Interpolate})
+	if d.Hash() == a.Hash() || d.Mode(4) != Interpolate || d.Mode(1) != Predict {
+		t.Fatal("mode or extra type not in hash")
+	}
+	e := build("player", "rocket", "door")
+	e.MustRegisterState(StateType{Name: "player", New: newDummyState})
+	if e.Hash() == a.Hash() {
+		t.Fatal("state not in hash")
+	}
+}
+
+func TestRegistryExplicitAndErrors(t *testing.T) {
+	r := NewRegistry()
+	if err := r.RegisterAs(10, EntityType{Name: "ten", New: newDummy}); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := r.Register(EntityType{Name: "eleven", New: newDummy}); err != nil || id != 11 {
+		t.Fatalf("next after explicit 10 = %d, %v", id, err)
+	}
+	if r.Known(5) || !r.Known(10) || r.Known(0) {
+		t.Fatal("Known wrong")
+	}
+	if _, err := r.New(5); !errors.Is(err, ErrUnknownType) {
+		t.Fatalf("New(5) err %v", err)
+	}
+	for name, err := range map[string]error{
+		"dup id":   r.RegisterAs(10, EntityType{Name: "x", New: newDummy}),
+		"dup name": r.RegisterAs(12, EntityType{Name: "ten", New: newDummy}),
+		"zero id":  r.RegisterAs(0, EntityType{Name: "y", New: newDummy}),
+		"too big":  r.RegisterAs(MaxTypeID+1, EntityType{Name: "z", New: newDummy}),
+		"no new":   r.RegisterAs(13, EntityType{Name: "w"}),
+		"no name":  r.RegisterAs(14, EntityType{New: newDummy}),
+	} {
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	for i := 0; i < MaxStates; i++ {
+		if _, err := r.RegisterState(StateType{Name: string(rune('a' + i)), New: newDummyState}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := r.RegisterState(StateType{Name: "overflow", New: newDummyState}); err == nil {
+		t.Fatal("more than MaxStates accepted")
+	}
+}
+
+func TestEntityTable(t *testing.T) {
+	r := NewRegistry()
+	p := r.MustRegister(EntityType{Name: "p", New: newDummy})
+	tab := NewEntityTable(r)
+	for _, n := range []EntityNum{9, 2, 4000} {
+		if _, err := tab.Spawn(n, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tab.Spawn(3, 99); err == nil {
+		t.Fatal("unknown type spawned")
+	}
+	if _, err := tab.Spawn(MaxEntities, p); err == nil {
+		t.Fatal("entity number out of range spawned")
+	}
+	var got []EntityNum
+	for n := range tab.Entities() {
+		got = append(got, n)
+	}
+	if len(got) != 3 || got[0] != 2 || got[1] != 9 || got[2] != 4000 || tab.Len() != 3 {
+		t.Fatalf("Entities = %v, Len %d", got, tab.Len())
+	}
+	tab.Remove(9)
+	tab.Remove(9)
+	if e, typ := tab.Entity(9); e != nil || typ != NoType || tab.Len() != 2 {
+		t.Fatal("Remove")
+	}
+	if n, ok := tab.FreeNum(2); !ok || n != 3 {
+		t.Fatalf("FreeNum = %d", n)
+	}
+}
+
+func TestEventWriteRead(t *testing.T) {
+	pw := bitmsg.NewWriter(make([]byte, 8))
+	pw.WriteBits(0x5, 3)
+	pw.WriteBits(0xab, 8)
+	var sink EventBuffer
+	sink.Frame = 1234
+	sink.ServerSendEvent(7, 2, pw, true)
+	sink.SendUnreliableEvent(8, 3, nil)
+	big := bitmsg.NewWriter(make([]byte, MaxEventBytes+8))
+	for range MaxEventBits + 1 {
+		big.WriteBool(true)
+	}
+	sink.SendUnreliableEvent(9, 4, big)
+	if sink.Err() == nil {
+		t.Fatal("oversized payload accepted")
+	}
+	evs := sink.Events()
+	if len(evs) != 2 || !evs[0].Reliable || !evs[0].Save || evs[1].Reliable || evs[0].Frame != 1234 || evs[0].Bits != 11 {
+		t.Fatalf("events %+v", evs)
+	}
+	w := bitmsg.NewWriter(make([]byte, 64))
+	for i := range evs {
+		if err := evs[i].Write(w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// entity 7 (12) | id 2 (8) | frame 1234 (32) | len 11 (12) | payload 0x55d (11)
+	if w.Len() != EventWireBits(11)+EventWireBits(0) || EventWireBits(0) != 64 {
+		t.Fatalf("wire bits %d", w.Len())
+	}
+	want := []byte{0x07, 0x20, 0x20, 0x4d, 0x00, 0x00, 0xb0, 0x00, 0x5d, 0x45}
+	if !bytes.Equal(w.Bytes()[:len(want)], want) {
+		t.Fatalf("bytes %x want %x", w.Bytes()[:len(want)], want)
+	}
+	r := bitmsg.NewReader(w.Bytes(), w.Len())
+	buf := make([]byte, MaxEventBytes)
+	for i := range evs {
+		var e Event
+		if err := e.Read(r, buf); err != nil {
+			t.Fatal(err)
+		}
+		if e.Entity != evs[i].Entity || e.ID != evs[i].ID || e.Frame != evs[i].Frame || e.Bits != evs[i].Bits || !bytes.Equal(e.Data, evs[i].Data) {
+			t.Fatalf("event %d: %+v want %+v", i, e, evs[i])
+		}
+	}
+	first := EventWireBits(11)
+	for n := 0; n < first; n++ {
+		var e Event
+		if err := e.Read(bitmsg.NewReader(w.Bytes(), n), buf); err == nil {
+			t.Fatalf("prefix %d parsed", n)
+		}
+	}
+	sink.Reset()
+	if len(sink.Events()) != 0 || sink.Err() != nil {
+		t.Fatal("Reset")
+	}
+}

@@ -1,0 +1,251 @@
+package snapshot
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/snapwire/snapwire/bitmsg"
+	"github.com/snapwire/snapwire/game"
+)
+
+// MaxEvents bounds the unreliable events in one snapshot.
+const MaxEvents = 255
+
+// Entities looks entities up by number; game.World and game.EntityTable
+// implement it.
+type Entities interface {
+	// Entity returns entity n and its type, or (nil, NoType).
+	Entity(n game.EntityNum) (game.Entity, game.TypeID)
+}
+
+// Input is what the server gives Encoder.Build for one client's snapshot.
+type Input struct {
+	Frame      game.Frame    // game frame of the snapshot (the state after running it)
+	Time       time.Duration // game time of Frame
+	Duplicated int           // client's commands duplicated since its previous snapshot
+	Lead       time.Duration // how early the client's commands arrive
+	// PVS is the client's PVS (Game.Visible); numbers without a live
+	// entity are dropped. nil is the empty set.
+	PVS *PVS
+	// World gives the entities.
+	World Entities
+	// States holds the client's instance of each non-PVS state, indexed by
+	// StateID (Game.State); len must be Registry.NumStates().
+	States []game.Snapshotter
+	// Cmds holds the latest commands of the other players, ascending by
+	// entity; those whose entity is not in the PVS are skipped (DOOM III
+	// §3.2). Leave out the receiving client's own player.
+	Cmds []game.PlayerCmd
+	// Events holds the unreliable events for this snapshot (DOOM III §8),
+	// at most MaxEvents.
+	Events []game.Event
+}
+
+// member is a live entity of the PVS being written.
+type member struct {
+	num game.EntityNum
+	typ game.TypeID
+	ent game.Entity
+}
+
+// Encoder builds the snapshots of one client on the server and keeps that
+// client's common base and pending snapshots. It allocates nothing in
+// steady state. Not safe for concurrent use.
+type Encoder struct {
+	reg      *game.Registry
+	typeBits int
+	base     *CommonBase
+	ring     ring
+	next     Seq
+	dw       *bitmsg.DeltaWriter
+	pvs      PVS
+	members  []member
+	state    [game.MaxStateBytes]byte
+}
+
+// NewEncoder returns an encoder for one client with an empty base; call
+// Base().Init or Base().CopyFrom before the first Build.
+func NewEncoder(reg *game.Registry) *Encoder {
+	return &Encoder{
+		reg:      reg,
+		typeBits: reg.TypeBits(),
+		base:     NewCommonBase(reg.NumStates()),
+		next:     1,
+		dw:       bitmsg.NewDeltaWriter(),
+	}
+}
+
+// Base returns the client's common base on the server.
+func (e *Encoder) Base() *CommonBase { return e.base }
+
+// NextSeq returns the sequence number the next Build will use.
+func (e *Encoder) NextSeq() Seq { return e.next }
+
+// Pending returns the number of snapshots built and neither applied nor
+// dropped.
+func (e *Encoder) Pending() int { return e.ring.count() }
+
+// Build writes the next snapshot into w (see doc.go for the layout) and
+// records its new states as pending under its sequence number. On error
+// (an invalid input, an entity whose state is invalid or exceeds
+// game.MaxStateBits, or w overflowing) nothing is recorded, the sequence
+// number is not used and w holds a partial message.
+func (e *Encoder) Build(w *bitmsg.Writer, in *Input) (Header, error) {
+	h := Header{Seq: e.next, BaseSeq: e.base.seq, Frame: in.Frame, Time: in.Time, Duplicated: in.Duplicated, Lead: in.Lead}
+	switch {
+	case len(in.States) != len(e.base.states):
+		return h, fmt.Errorf("%w: %d states, registry has %d", ErrInput, len(in.States), len(e.base.states))
+	case len(in.Events) > MaxEvents:
+		return h, fmt.Errorf("%w: %d events, at most %d", ErrInput, len(in.Events), MaxEvents)
+	case in.Frame < 0:
+		return h, fmt.Errorf("%w: frame %d", ErrInput, in.Frame)
+	case in.World == nil && in.PVS != nil && in.PVS.Len() > 0:
+		return h, fmt.Errorf("%w: a PVS without a World", ErrInput)
+	}
+	p := e.ring.start(h.Seq)
+	if err := e.build(w, in, &h, p); err != nil {
+		clear(e.members)
+		return h, err
+	}
+	clear(e.members) // do not keep entities alive
+	p.valid = true
+	e.next++
+	return h, nil
+}
+
+func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) error {
+	h.write(w)
+
+	// The PVS written is the client's PVS restricted to live entities.
+	e.pvs.Clear()
+	e.members = e.members[:0]
+	if in.PVS != nil {
+		for i, c := range in.PVS {
+			for c != 0 {
+				b := c & -c
+				c &^= b
+				n := game.EntityNum(i*32 + trailingZeros(b))
+				ent, typ := in.World.Entity(n)
+				if ent == nil {
+					continue
+				}
+				if !e.reg.Known(typ) {
+					return fmt.Errorf("%w: entity %d has unregistered type %d", ErrInput, n, typ)
+				}
+				e.pvs[i] |= b
+				e.members = append(e.members, member{num: n, typ: typ, ent: ent})
+			}
+		}
+	}
+	p.pvs = e.pvs
+	e.pvs.WriteDelta(w, &e.base.pvs)
+
+	// Entities whose encoding differs from the base (DOOM III §4.2, §5).
+	prev := -1
+	for i := range e.members {
+		m := &e.members[i]
+		btyp, bstate, bbits := e.base.Entity(m.num)
+		spawn := btyp != m.typ
+		mark := w.Len()
+		w.WriteBool(true)
+		writeSkip(w, i-prev-1)
+		w.WriteBool(spawn)
+		if spawn {
+			w.WriteBits(uint32(m.typ), e.typeBits)
+			bstate, bbits = nil, 0
+		}
+		e.dw.Reset(bstate, bbits, w, e.state[:])
+		m.ent.WriteSnapshot(e.dw)
+		if err := e.dw.Err(); err != nil {
+			return fmt.Errorf("snapshot: entity %d (type %d): %w", m.num, m.typ, err)
+		}
+		if err := w.Err(); err != nil { // before Truncate, which clears ErrOverflow
+			return fmt.Errorf("snapshot: entity %d: %w", m.num, err)
+		}
+		if !spawn && !e.dw.Changed() {
+			w.Truncate(mark) // unchanged: omitted, costs nothing
+			continue
+		}
+		st, nb := e.dw.State()
+		p.addEnt(m.num, m.typ, st, nb)
+		prev = i
+	}
+	w.WriteBool(false)
+
+	// Non-PVS states (DOOM III §3.2, §8): a changed flag, then the delta.
+	for id, s := range in.States {
+		bstate, bbits := e.base.State(game.StateID(id))
+		mark := w.Len()
+		w.WriteBool(true)
+		e.dw.Reset(bstate, bbits, w, e.state[:])
+		s.WriteSnapshot(e.dw)
+		if err := e.dw.Err(); err != nil {
+			return fmt.Errorf("snapshot: state %d: %w", id, err)
+		}
+		if err := w.Err(); err != nil {
+			return fmt.Errorf("snapshot: state %d: %w", id, err)
+		}
+		if !e.dw.Changed() {
+			w.Truncate(mark)
+			w.WriteBool(false)
+			continue
+		}
+		st, nb := e.dw.State()
+		p.addState(game.StateID(id), st, nb)
+	}
+
+	// Latest commands of the other players in the PVS (DOOM III §2, §3.2).
+	prev, j := -1, 0
+	var last game.UserCmd
+	for i := range in.Cmds {
+		c := &in.Cmds[i]
+		if i > 0 && c.Entity <= in.Cmds[i-1].Entity {
+			return fmt.Errorf("%w: commands not in ascending entity order", ErrInput)
+		}
+		for j < len(e.members) && e.members[j].num < c.Entity {
+			j++
+		}
+		if j == len(e.members) || e.members[j].num != c.Entity {
+			continue
+		}
+		w.WriteBool(true)
+		writeSkip(w, j-prev-1)
+		if err := game.WriteUserCmdDelta(w, &last, &c.Cmd); err != nil {
+			return fmt.Errorf("snapshot: command of entity %d: %w", c.Entity, err)
+		}
+		last, prev = c.Cmd, j
+	}
+	w.WriteBool(false)
+
+	// Unreliable events: written once, lost with the snapshot (DOOM III §8).
+	for i := range in.Events {
+		w.WriteBool(true)
+		if err := in.Events[i].Write(w); err != nil {
+			return fmt.Errorf("snapshot: event %d: %w", i, err)
+		}
+	}
+	w.WriteBool(false)
+	if err := w.Err(); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	return nil
+}
+
+// Ack handles the client's acknowledgement of snapshot seq. If seq is newer
+// than the last applied snapshot and still pending, Ack applies it to the
+// base, drops it and every older pending snapshot, and returns the reliable
+// message the caller must queue to the client ("apply S", DOOM III §4.2).
+// Late, duplicate and unknown acknowledgements return ok == false and
+// change nothing.
+func (e *Encoder) Ack(seq Seq) (msg ApplyMessage, ok bool) {
+	if !seq.Newer(e.base.seq) {
+		return ApplyMessage{}, false
+	}
+	p := e.ring.find(seq)
+	if p == nil {
+		return ApplyMessage{}, false
+	}
+	e.base.apply(p)
+	e.ring.dropThrough(seq)
+	return ApplyMessage{Seq: seq}, true
+}

@@ -1,0 +1,137 @@
+package snapshot
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/snapwire/snapwire/bitmsg"
+	"github.com/snapwire/snapwire/game"
+)
+
+func TestPVSSetOps(t *testing.T) {
+	var p PVS
+	for _, n := range []game.EntityNum{4095, 0, 31, 32, 1000} {
+		p.Add(n)
+	}
+	p.Add(game.MaxEntities) // ignored
+	if p.Len() != 5 || !p.Has(31) || p.Has(30) || p.Has(game.MaxEntities) {
+		t.Fatalf("Len %d", p.Len())
+	}
+	got := slices.Collect(p.All())
+	if !slices.Equal(got, []game.EntityNum{0, 31, 32, 1000, 4095}) {
+		t.Fatalf("All = %v", got)
+	}
+	if p[0] != 1|1<<31 || p[1] != 1 || p[127] != 1<<31 {
+		t.Fatalf("chunks %x %x %x", p[0], p[1], p[127])
+	}
+	p.Remove(31)
+	if p.Has(31) || p.Len() != 4 {
+		t.Fatal("Remove")
+	}
+}
+
+func TestPVSDeltaExactBits(t *testing.T) {
+	var base, p PVS
+	base.Add(1)
+	base.Add(40)
+	p = base
+	// Unchanged: the 128-bit mask only, all zero: 16 zero bytes (DOOM III §4.2).
+	w := bitmsg.NewWriter(make([]byte, 1024))
+	p.WriteDelta(w, &base)
+	if w.Len() != 128 || p.DeltaBits(&base) != 128 || !bytes.Equal(w.Bytes(), make([]byte, 16)) {
+		t.Fatalf("unchanged: %d bits %x", w.Len(), w.Bytes())
+	}
+	// Entity 2 enters (chunk 0), entity 40 leaves (chunk 1), 4095 enters (chunk 127).
+	p.Add(2)
+	p.Remove(40)
+	p.Add(4095)
+	w = bitmsg.NewWriter(make([]byte, 1024))
+	p.WriteDelta(w, &base)
+	want := make([]byte, 16+12)
+	want[0] = 0b11    // mask bits 0 and 1
+	want[15] = 0x80   // mask bit 127
+	want[16] = 0b110  // chunk 0: entities 1 and 2
+	want[20+0] = 0    // chunk 1: empty
+	want[24+3] = 0x80 // chunk 127: entity 4095
+	if w.Len() != 128+3*32 || p.DeltaBits(&base) != w.Len() || !bytes.Equal(w.Bytes(), want) {
+		t.Fatalf("changed: %d bits\n%x\nwant\n%x", w.Len(), w.Bytes(), want)
+	}
+	var got PVS
+	if err := got.ReadDelta(bitmsg.NewReader(w.Bytes(), w.Len()), &base); err != nil || got != p {
+		t.Fatalf("read: %v", err)
+	}
+	for n := 0; n < w.Len(); n++ {
+		if err := got.ReadDelta(bitmsg.NewReader(w.Bytes(), n), &base); !errors.Is(err, ErrCorrupt) || got != (PVS{}) {
+			t.Fatalf("prefix %d: %v", n, err)
+		}
+	}
+}
+
+func TestPVSDeltaRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	buf := make([]byte, 1024)
+	for range 200 {
+		var base, p PVS
+		for i := range base {
+			base[i] = r.Uint32() & r.Uint32()
+		}
+		p = base
+		for range r.IntN(20) {
+			n := game.EntityNum(r.IntN(game.MaxEntities))
+			if p.Has(n) {
+				p.Remove(n)
+			} else {
+				p.Add(n)
+			}
+		}
+		w := bitmsg.NewWriter(buf)
+		p.WriteDelta(w, &base)
+		var got PVS
+		if err := got.ReadDelta(bitmsg.NewReader(w.Bytes(), w.Len()), &base); err != nil || got != p || w.Len() != p.DeltaBits(&base) {
+			t.Fatal("round trip")
+		}
+	}
+}
+
+func TestSkipCode(t *testing.T) {
+	w := bitmsg.NewWriter(make([]byte, 1<<14))
+	total := 0
+	for k := 0; k <= game.MaxEntities; k++ {
+		writeSkip(w, k)
+		total += skipBits(k)
+	}
+	for k, want := range map[int]int{0: 1, 1: 5, 4: 5, 5: 7, 16: 7, 17: 10, 128: 10, 129: 15, 4096: 15} {
+		if skipBits(k) != want {
+			t.Errorf("skipBits(%d) = %d, want %d", k, skipBits(k), want)
+		}
+	}
+	if w.Err() != nil || w.Len() != total {
+		t.Fatal(w.Err(), w.Len(), total)
+	}
+	r := bitmsg.NewReader(w.Bytes(), w.Len())
+	for k := 0; k <= game.MaxEntities; k++ {
+		if got := readSkip(r); got != k {
+			t.Fatalf("readSkip = %d, want %d", got, k)
+		}
+	}
+}
+
+func TestApplyMessage(t *testing.T) {
+	m := ApplyMessage{Seq: 0x01020304}
+	b := m.Append(nil)
+	if !bytes.Equal(b, []byte{4, 3, 2, 1}) || len(b) != m.Len() {
+		t.Fatalf("%x", b)
+	}
+	got, n, err := ParseApplyMessage(b)
+	if err != nil || n != 4 || got != m {
+		t.Fatal(got, n, err)
+	}
+	for i := range b {
+		if _, _, err := ParseApplyMessage(b[:i]); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("prefix %d: %v", i, err)
+		}
+	}
+}
