@@ -1,0 +1,381 @@
+package zrle
+
+import (
+	"encoding/binary"
+	"errors"
+	"math/bits"
+)
+
+// DefaultWordBits is the word length DOOM III uses: "for the DOOM III
+// entities using 3 bits results in the best compression ratios in practice"
+// (DOOM III §4.3).
+const DefaultWordBits = 3
+
+// Word sizes accepted by Compress and Decompress.
+const (
+	MinWordBits = 2
+	MaxWordBits = 8
+)
+
+var (
+	// ErrShortBuffer is returned when dst cannot hold the output. Nothing is
+	// ever written past the end of dst.
+	ErrShortBuffer = errors.New("zrle: destination buffer too short")
+	// ErrCorrupt is returned by Decompress for a stream that is not the
+	// compression of outBits bits: it decodes to more words than outBits
+	// needs, ends inside a word or count, has non-zero padding bits in the
+	// last word, or has more than 7 bits (or non-zero bits) after its last code.
+	ErrCorrupt = errors.New("zrle: corrupt input")
+	// ErrWordBits is returned for a word size outside MinWordBits..MaxWordBits.
+	ErrWordBits = errors.New("zrle: word size outside 2..8 bits")
+	// ErrBitLength is returned for a negative bit length or one larger than
+	// the source buffer holds.
+	ErrBitLength = errors.New("zrle: bit length out of range")
+)
+
+// MaxCompressedBits returns the largest number of bits Compress can produce
+// for srcBits bits of input with words of wordBits bits. With
+// n = ceil(srcBits/wordBits) input words it is wordBits*(n + ceil(n/2)): a
+// non-zero word costs w bits, a run of zero words costs 2w bits and covers at
+// least one word, and only isolated zero words (which need a non-zero word
+// between them) cost more than their input, at most ceil(n/2) of them.
+// It returns 0 for an invalid word size or a negative length.
+func MaxCompressedBits(srcBits, wordBits int) int {
+	if wordBits < MinWordBits || wordBits > MaxWordBits || srcBits <= 0 {
+		return 0
+	}
+	n := (srcBits + wordBits - 1) / wordBits
+	return wordBits * (n + (n+1)/2)
+}
+
+// Compress compresses the first srcBits bits of src into dst and returns the
+// number of bits written. Bits of src beyond srcBits are ignored; a trailing
+// partial word is padded with zero bits. The bits of the last written byte
+// of dst beyond dstBits are zero; bytes after it are untouched. If the
+// output does not fit in len(dst) bytes, Compress returns ErrShortBuffer
+// (dst may then hold a partial output).
+func Compress(dst, src []byte, srcBits, wordBits int) (dstBits int, err error) {
+	if wordBits < MinWordBits || wordBits > MaxWordBits {
+		return 0, ErrWordBits
+	}
+	if srcBits < 0 || srcBits > len(src)*8 {
+		return 0, ErrBitLength
+	}
+	if srcBits == 0 {
+		return 0, nil
+	}
+	var r bitReader
+	r.init(src, srcBits)
+	var out bitWriter
+	out.init(dst, len(dst)*8)
+
+	w := uint(wordBits)
+	maxRun := 1 << w
+	n := (srcBits + wordBits - 1) / wordBits
+	div := &wordsIn[w]
+	batch := 32 / wordBits // words per put
+
+	for i := 0; i < n; {
+		if r.n < 32 {
+			r.refill()
+		}
+		avail := r.n
+		if r.pos == len(r.src) {
+			avail = 64 // exhausted: zero padding above the valid bits
+		}
+		// Copy the non-zero words before the first zero word in one put.
+		if k := min(nonZeroWords(r.acc, w), int(div[avail]), n-i, batch); k > 0 {
+			kb := uint(k) * w
+			if !out.put(r.acc&(uint64(1)<<kb-1), kb) {
+				return 0, ErrShortBuffer
+			}
+			r.consume(kb)
+			i += k
+			continue
+		}
+		k := r.zeroWords(w, min(maxRun, n-i))
+		// A zero word then k-1 in w bits: one put of 2w bits.
+		if !out.put(uint64(k-1)<<w, 2*w) {
+			return 0, ErrShortBuffer
+		}
+		i += k
+	}
+	out.flush()
+	return out.bits, nil
+}
+
+// Decompress decodes srcBits bits of compressed src into exactly outBits
+// bits of dst (the original length, known to the caller). The bits of the
+// last written byte beyond outBits are zero; bytes after it are untouched.
+// Up to 7 zero bits may follow the last code in src. It returns ErrShortBuffer
+// if dst is shorter than outBits, and ErrCorrupt for any input that is not
+// a valid compression of outBits bits.
+func Decompress(dst, src []byte, srcBits, wordBits, outBits int) error {
+	if wordBits < MinWordBits || wordBits > MaxWordBits {
+		return ErrWordBits
+	}
+	if srcBits < 0 || srcBits > len(src)*8 || outBits < 0 {
+		return ErrBitLength
+	}
+	if outBits > len(dst)*8 {
+		return ErrShortBuffer
+	}
+	var r bitReader
+	r.init(src, srcBits)
+	var out bitWriter
+	out.init(dst, outBits)
+
+	w := uint(wordBits)
+	mask := uint64(1)<<w - 1
+	n := (outBits + wordBits - 1) / wordBits
+	div := &wordsIn[w]
+	batch := 32 / wordBits // words per put
+	// Bits of the last word that belong to the output.
+	lastBits := uint(outBits - (n-1)*wordBits)
+	remaining := srcBits
+
+	for i := 0; i < n; {
+		if r.n < 32 {
+			r.refill()
+		}
+		// Copy the non-zero words before the first zero code in one put;
+		// the last output word goes the slow way for its padding check.
+		if k := min(nonZeroWords(r.acc, w), int(div[r.n]), n-1-i, batch); k > 0 && int(uint(k)*w) <= remaining {
+			kb := uint(k) * w
+			out.put(r.acc&(uint64(1)<<kb-1), kb)
+			r.consume(kb)
+			remaining -= int(kb)
+			i += k
+			continue
+		}
+		if remaining < wordBits {
+			return ErrCorrupt // ends inside a word
+		}
+		word := r.acc & mask
+		r.consume(w)
+		remaining -= wordBits
+		if word != 0 {
+			if i == n-1 {
+				if word>>lastBits != 0 {
+					return ErrCorrupt // non-zero padding
+				}
+				out.put(word, lastBits)
+			} else {
+				out.put(word, w)
+			}
+			i++
+			continue
+		}
+		if remaining < wordBits {
+			return ErrCorrupt // truncated count
+		}
+		if r.n < w {
+			r.refill()
+		}
+		k := int(r.acc&mask) + 1
+		r.consume(w)
+		remaining -= wordBits
+		if i+k > n {
+			return ErrCorrupt // decodes past outBits
+		}
+		zeros := uint(k) * w
+		if i+k == n {
+			zeros -= w - lastBits
+		}
+		out.putZeros(zeros)
+		i += k
+	}
+	if remaining >= 8 {
+		return ErrCorrupt // trailing data
+	}
+	if remaining > 0 {
+		if r.n < uint(remaining) {
+			r.refill()
+		}
+		if r.acc&(uint64(1)<<uint(remaining)-1) != 0 {
+			return ErrCorrupt // non-zero trailing padding
+		}
+	}
+	out.flush()
+	return nil
+}
+
+// laneStarts[w] has a 1 at bit 0, w, 2w, ... of a 64-bit word.
+var laneStarts = func() (m [MaxWordBits + 1]uint64) {
+	for w := MinWordBits; w <= MaxWordBits; w++ {
+		for b := 0; b+w <= 64; b += w {
+			m[w] |= 1 << b
+		}
+	}
+	return m
+}()
+
+// wordsIn[w][b] is b/w for b in 0..64: whole words in b bits, without a
+// division in the inner loops.
+var wordsIn = func() (t [MaxWordBits + 1][65]uint8) {
+	for w := MinWordBits; w <= MaxWordBits; w++ {
+		for b := range 65 {
+			t[w][b] = uint8(b / w)
+		}
+	}
+	return t
+}()
+
+// nonZeroWords counts the non-zero w-bit words at the bottom of x before
+// the first zero word (SWAR: OR each word's bits into its lowest bit).
+func nonZeroWords(x uint64, w uint) int {
+	// OR over a window of exactly w bits, by doubling: windows 2, then
+	// 2+(w-2) = w, or 4, then 4+(w-4) = w.
+	t := x | x>>1
+	if w <= 4 {
+		t |= t >> (w - 2)
+	} else {
+		t |= t >> 2
+		t |= t >> (w - 4)
+	}
+	return int(wordsIn[w][bits.TrailingZeros64(^t&laneStarts[w])])
+}
+
+// bitReader reads an LSB-first bit stream through a 64-bit accumulator.
+// Only the low n bits of acc are guaranteed loaded; once the source is
+// exhausted the bits above n are zero, which is the padding Compress needs.
+type bitReader struct {
+	src      []byte // the ceil(bits/8) bytes holding the stream
+	pos      int    // next byte of src to load
+	acc      uint64
+	n        uint // valid bits in acc
+	lastMask byte // mask for the last byte, clearing bits past the stream
+}
+
+func (r *bitReader) init(src []byte, nbits int) {
+	nb := (nbits + 7) / 8
+	r.src = src[:nb]
+	r.lastMask = 0xFF
+	if rem := nbits % 8; rem != 0 {
+		r.lastMask = byte(1)<<rem - 1
+	}
+}
+
+// refill loads bytes until at least 57 bits are valid or the source ends.
+func (r *bitReader) refill() {
+	// Fast path: 8 bytes at once, never touching the (masked) last byte.
+	// Bits loaded above n are the true next bytes and are ORed in again,
+	// unchanged, by the next refill.
+	if r.pos+8 < len(r.src) {
+		r.acc |= binary.LittleEndian.Uint64(r.src[r.pos:]) << r.n
+		adv := (63 - r.n) >> 3
+		r.pos += int(adv)
+		r.n += adv * 8
+		return
+	}
+	for r.n <= 56 && r.pos < len(r.src) {
+		b := r.src[r.pos]
+		if r.pos == len(r.src)-1 {
+			b &= r.lastMask
+		}
+		r.acc |= uint64(b) << r.n
+		r.pos++
+		r.n += 8
+	}
+}
+
+// zeroWords consumes and counts the zero words of w bits at the read
+// position, at most limit of them. The word at the read position is zero.
+func (r *bitReader) zeroWords(w uint, limit int) int {
+	k := 0
+	for {
+		avail := r.n
+		if r.pos == len(r.src) {
+			// Source exhausted: above the valid bits acc holds the zero
+			// padding of the last word.
+			avail = 64
+		}
+		v := r.acc
+		if avail < 64 {
+			v |= uint64(1) << avail // stop counting at the end of the valid bits
+		}
+		z := uint(wordsIn[w][bits.TrailingZeros64(v)])
+		take := min(int(z), limit-k)
+		r.consume(uint(take) * w)
+		k += take
+		if k == limit || (z+1)*w <= avail {
+			return k // limit reached, or the next word is loaded and non-zero
+		}
+		r.refill()
+	}
+}
+
+func (r *bitReader) consume(k uint) {
+	r.acc >>= k
+	if k > r.n {
+		r.n = 0
+		return
+	}
+	r.n -= k
+}
+
+// bitWriter writes an LSB-first bit stream of at most limit bits.
+type bitWriter struct {
+	dst   []byte
+	pos   int // bytes stored
+	acc   uint64
+	n     uint // pending bits in acc
+	bits  int  // total bits written
+	limit int
+}
+
+func (w *bitWriter) init(dst []byte, limit int) {
+	w.dst = dst
+	w.limit = limit
+}
+
+// put appends the low k bits of v (k <= 32; v has no bits above k). It
+// returns false, writing nothing, if the output would exceed its limit.
+func (w *bitWriter) put(v uint64, k uint) bool {
+	if w.bits+int(k) > w.limit {
+		return false
+	}
+	w.acc |= v << w.n
+	w.n += k
+	w.bits += int(k)
+	if w.n >= 32 {
+		w.store32()
+	}
+	return true
+}
+
+// putZeros appends k zero bits; the caller has checked the limit.
+func (w *bitWriter) putZeros(k uint) {
+	w.bits += int(k)
+	for k > 0 {
+		step := min(k, 32)
+		w.n += step
+		k -= step
+		if w.n >= 32 {
+			w.store32()
+		}
+	}
+}
+
+func (w *bitWriter) store32() {
+	// put and putZeros keep bits <= limit <= 8*len(dst), so these four
+	// complete bytes are inside dst.
+	binary.LittleEndian.PutUint32(w.dst[w.pos:], uint32(w.acc))
+	w.pos += 4
+	w.acc >>= 32
+	w.n -= 32
+}
+
+// flush stores the pending bits, the last byte padded with zeros.
+func (w *bitWriter) flush() {
+	for w.n > 0 {
+		w.dst[w.pos] = byte(w.acc)
+		w.pos++
+		w.acc >>= 8
+		if w.n < 8 {
+			w.n = 0
+		} else {
+			w.n -= 8
+		}
+	}
+}
