@@ -12,12 +12,20 @@ import (
 // (instant, lossless, unlimited).
 type LinkConfig struct {
 	Latency   time.Duration // one way
-	Jitter    time.Duration // uniform +/- around Latency (a delay never goes below zero)
+	Jitter    time.Duration // uniform +/- around Latency (a delay never goes below zero); keeps order unless JitterReorders
 	Loss      float64       // 0..1
 	Duplicate float64       // 0..1 chance a packet is delivered twice
 	Reorder   float64       // 0..1 chance a packet is held back an extra random delay
 	Bandwidth int           // bytes per second, 0 = unlimited (queued, tail-dropped past a buffer)
 	MTU       int           // packets larger are dropped and counted, 0 = unlimited
+
+	// JitterReorders lets each packet's jitter be drawn on its own, so a
+	// packet may overtake an earlier one whenever the jitter exceeds the
+	// gap between them (Linux netem's behaviour). By default jitter models
+	// queueing delay: the delay varies, but as in a FIFO queue no packet
+	// arrives before one sent earlier on the same link; overtaking is then
+	// only what Reorder asks for.
+	JitterReorders bool
 
 	// ReorderDelay bounds the extra hold-back of a reordered packet: it is
 	// uniform in (0, ReorderDelay]. 0 means DefaultReorderDelay.
@@ -97,9 +105,10 @@ func (s Stats) Dropped() uint64 {
 // link is the state of one direction of a link: its configuration and the
 // time its bandwidth-limited transmitter is busy until.
 type link struct {
-	cfg       LinkConfig
-	custom    bool          // set by SetLink; SetDefault leaves it alone
-	busyUntil time.Duration // end of the last serialization on this link
+	cfg         LinkConfig
+	custom      bool          // set by SetLink; SetDefault leaves it alone
+	busyUntil   time.Duration // end of the last serialization on this link
+	lastInOrder time.Duration // arrival of the latest packet not held back by Reorder
 }
 
 // plan decides the fate of one packet of size bytes sent at now. It returns
@@ -139,11 +148,19 @@ func (l *link) plan(r *rand.Rand, now time.Duration, size int, st *Stats) (n int
 		if cfg.Jitter > 0 {
 			t += time.Duration(r.Int64N(2*int64(cfg.Jitter)+1)) - cfg.Jitter
 		}
+		t = max(t, depart)
+		if !cfg.JitterReorders {
+			// FIFO: never before a packet sent earlier on this link. The
+			// bound on each delay still holds, since the earlier packet's
+			// arrival is itself within its own (earlier) bound.
+			t = max(t, l.lastInOrder)
+			l.lastInOrder = t
+		}
 		if cfg.Reorder > 0 && r.Float64() < cfg.Reorder {
 			st.Reordered++
 			t += 1 + time.Duration(r.Int64N(int64(cfg.reorderDelay())))
 		}
-		at[i] = max(t, depart)
+		at[i] = t
 	}
 	return n, at
 }
