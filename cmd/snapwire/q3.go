@@ -1,0 +1,181 @@
+package main
+
+// snapwire q3: the Quake 3 protocol tools. Subcommands register themselves
+// in q3Commands (this file and q3_*.go files).
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/snapwire/snapwire/q3/capture"
+)
+
+type q3Command struct {
+	name    string
+	summary string
+	run     func(args []string, stdout io.Writer) error
+}
+
+var q3Commands = map[string]q3Command{}
+
+func registerQ3(c q3Command) {
+	if _, dup := q3Commands[c.name]; dup {
+		panic("snapwire: q3 command registered twice: " + c.name)
+	}
+	q3Commands[c.name] = c
+}
+
+func init() {
+	register(command{name: "q3", summary: "Quake 3 protocol tools (dump captures and demos)", run: runQ3})
+	registerQ3(q3Command{name: "dump", summary: "decode pcap captures and .dm_68/.dm_71 demos", run: runQ3Dump})
+}
+
+func q3Usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: snapwire q3 <command> [flags] [args]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	names := make([]string, 0, len(q3Commands))
+	for n := range q3Commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, q3Commands[n].summary)
+	}
+}
+
+func runQ3(args []string, stdout io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		q3Usage(os.Stderr)
+		return errUsage
+	}
+	c, ok := q3Commands[args[0]]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "snapwire q3: unknown command %q\n\n", args[0])
+		q3Usage(os.Stderr)
+		return errUsage
+	}
+	return c.run(args[1:], stdout)
+}
+
+// parseInterleaved parses flags that may come before, between or after
+// the positional arguments.
+func parseInterleaved(fs interface {
+	Parse([]string) error
+	Args() []string
+}, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func runQ3Dump(args []string, stdout io.Writer) error {
+	fs := newFlagSet("q3 dump")
+	asJSON := fs.Bool("json", false, "print one JSON summary per file (JSON Lines)")
+	verbose := fs.Bool("v", false, "print a cl_shownet-like line per message and op")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: snapwire q3 dump [--json] [-v] FILE...")
+		fmt.Fprintln(fs.Output(), "Decodes classic pcap captures (connectionless packets, netchan, fragments,")
+		fmt.Fprintln(fs.Output(), "Huffman, XOR keys recovered from the observed handshake) and demo files.")
+		fs.PrintDefaults()
+	}
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		fs.Usage()
+		return errUsage
+	}
+	totalErrors := 0
+	for _, name := range files {
+		s, err := dumpFile(name, *verbose, stdout)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		totalErrors += s.ParseErrors
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(s); err != nil {
+				return err
+			}
+			continue
+		}
+		printSummary(stdout, s)
+	}
+	if totalErrors > 0 {
+		return fmt.Errorf("%d parse errors", totalErrors)
+	}
+	return nil
+}
+
+func dumpFile(name string, verbose bool, stdout io.Writer) (*capture.Summary, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	opt := capture.Options{}
+	if verbose {
+		opt.Log = stdout
+	}
+	var s *capture.Summary
+	switch {
+	case capture.IsPcap(data):
+		s, err = capture.DecodePcap(bytes.NewReader(data), opt)
+	case strings.Contains(strings.ToLower(name), ".dm_") || !strings.HasSuffix(strings.ToLower(name), ".pcap"):
+		s, err = capture.DecodeDemo(bytes.NewReader(data), opt)
+	default:
+		return nil, errors.New("not a classic pcap file")
+	}
+	if s != nil {
+		s.File = name
+	}
+	return s, err
+}
+
+func printSummary(w io.Writer, s *capture.Summary) {
+	fmt.Fprintf(w, "%s (%s): %d messages (%d server, %d client), %d parse errors, %d snapshots, %d configstrings, %d server commands, %d client commands\n",
+		s.File, s.Kind, s.Messages, s.ServerMessages, s.ClientMessages, s.ParseErrors, s.Snapshots, len(s.Configstrings), s.ServerCommands, s.ClientCommands)
+	if s.Kind == "pcap" {
+		fmt.Fprintf(w, "  packets %d, connectionless %d, fragments %d, dropped %d, undecoded %d, usercmds %d\n",
+			s.Packets, s.OOB, s.Fragments, s.Dropped, s.Undecoded, s.Usercmds)
+	}
+	for _, c := range s.Connections {
+		fmt.Fprintf(w, "  connection %s -> %s: protocol %d, %s framing, challenge %d, qport %d, name %q, client %d\n",
+			c.Client, c.Server, c.Protocol, c.Framing, c.Challenge, c.QPort, c.Userinfo["name"], c.ClientNum)
+	}
+	for _, m := range s.OOBMessages {
+		fmt.Fprintf(w, "  %8.3f %s %s %s\n", m.Time, m.Dir, m.Command, m.Detail)
+	}
+	idx := make([]int, 0, len(s.Configstrings))
+	for i := range s.Configstrings {
+		idx = append(idx, i)
+	}
+	sort.Ints(idx)
+	for _, i := range idx {
+		v := s.Configstrings[i]
+		if len(v) > 100 {
+			v = v[:100] + "..."
+		}
+		fmt.Fprintf(w, "  cs %d %q\n", i, v)
+	}
+	for _, e := range s.Errors {
+		fmt.Fprintf(w, "  error: %s\n", e)
+	}
+}

@@ -1,0 +1,22 @@
+// Package q3 is the root of snapwire's Quake 3 protocol implementation,
+// bit for bit compatible with id's Quake III Arena 1.32 and ioquake3
+// (OpenArena), so real engines are test peers and real traffic can be
+// inspected. The code lives in sub-packages, one per layer, bottom up:
+//
+//	huffman   the fixed code (built from msg_hData) and the adaptive coder
+//	msg       the Huffman bit stream, entity/playerstate/usercmd deltas,
+//	          server and client messages, and ClientState (configstrings,
+//	          baselines, the 32-snapshot ring) that parsing feeds
+//	netchan   packet headers, sequencing, qport, 1300-byte fragments,
+//	          the legacy XOR scrambling and ioq3's protocol-71 checksum
+//	oob       connectionless packets: getinfo, getstatus, getchallenge,
+//	          connect (adaptive Huffman userinfo), responses, info strings
+//	demo      .dm_68 / .dm_71 files
+//	capture   a classic pcap reader and a passive decoder that follows
+//	          handshakes, keys and both directions of every connection
+//
+// The source of every rule is the Quake 3 protocol description (seed 002)
+// and ioq3's code/qcommon/{msg,huffman,net_chan}.c,
+// code/server/sv_net_chan.c and code/client/cl_{net_chan,parse,input}.c;
+// comments name the engine function each piece mirrors.
+package q3
