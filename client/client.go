@@ -1,0 +1,725 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"time"
+
+	"github.com/snapwire/snapwire/bitmsg"
+	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/netchan"
+	"github.com/snapwire/snapwire/proto"
+	"github.com/snapwire/snapwire/snapshot"
+)
+
+// Sender sends one UDP datagram; pkt is valid only during the call. It has
+// the shape of server.Sender.
+type Sender interface {
+	Send(to netip.AddrPort, pkt []byte)
+}
+
+// SendFunc adapts a function to Sender.
+type SendFunc func(to netip.AddrPort, pkt []byte)
+
+// Send implements Sender.
+func (f SendFunc) Send(to netip.AddrPort, pkt []byte) { f(to, pkt) }
+
+// InputSource produces the local player's command for frame f (a human's
+// input or a bot). It is called once per client frame, before the frame is
+// predicted; the client's world holds the state of frame f-1.
+type InputSource interface {
+	Command(f game.Frame) game.UserCmd
+}
+
+// InputFunc adapts a function to InputSource.
+type InputFunc func(f game.Frame) game.UserCmd
+
+// Command implements InputSource.
+func (f InputFunc) Command(fr game.Frame) game.UserCmd { return f(fr) }
+
+// Positioner is implemented by entities that have a position; the client
+// uses it for prediction statistics and render smoothing.
+type Positioner interface {
+	Position() (x, y, z float32)
+}
+
+// Interpolator is implemented by entities of game.Interpolate types: set
+// the receiver to the state frac (0..1) of the way from from to to (two
+// snapshot states of the entity, of the receiver's type). Without it the
+// entity shows the newer snapshot state.
+type Interpolator interface {
+	Interpolate(from, to game.Entity, frac float32)
+}
+
+// Config configures a client. Zero fields take the defaults in brackets.
+type Config struct {
+	Name, Password string
+	// CmdRate is the number of command messages per second [60].
+	CmdRate int
+	// PacketDup is how many earlier packets' worth of commands each
+	// message repeats when they are not known to have arrived [2, so a
+	// command rides in 3 packets] (Quake 3's cl_packetdup).
+	PacketDup int
+	// TargetLead is the lead the clock controller aims at for the
+	// earliest-arriving command in LeadWindow [one frame].
+	TargetLead time.Duration
+	// LeadWindow is the span of lead reports whose minimum the controller
+	// steers [1s].
+	LeadWindow time.Duration
+	// MaxSlew bounds the clock's time dilation: it runs between 1-MaxSlew
+	// and 1+MaxSlew times real time while correcting [0.2].
+	MaxSlew float64
+	// JumpThreshold: a forward correction larger than this is applied at
+	// once (frames are run in a burst) [250ms].
+	JumpThreshold time.Duration
+	// Timeout: the server is considered gone after this long in silence [10s].
+	Timeout time.Duration
+	// ConnectRetry is the resend interval of getchallenge/connect [500ms];
+	// ConnectTimeout gives up [10s].
+	ConnectRetry, ConnectTimeout time.Duration
+	// Channel configures the message channel.
+	Channel netchan.Config
+	// Seed seeds the connect nonce.
+	Seed uint64
+	// SmoothDecay is the fraction of the render correction offset kept
+	// per frame [0.85: half gone in about 4 frames].
+	SmoothDecay float32
+	// PredictionWindow is the number of frames of recorded predicted
+	// positions [256].
+	PredictionWindow int
+	// OnEvent, if set, sees every event the client receives, before it is
+	// passed to its entity.
+	OnEvent func(ev *game.Event, reliable bool)
+	// OnSnapshot, if set, is called after a snapshot has been written into
+	// the world and before re-prediction: the world holds the server's
+	// states of frame s.Header.Frame for the entities in s.PVS. s is valid
+	// only during the call.
+	OnSnapshot func(s *snapshot.Snapshot)
+	// OnApply, if set, is called after each "apply S" with the client's
+	// base.
+	OnApply func(seq snapshot.Seq, base *snapshot.CommonBase)
+}
+
+func (c *Config) defaults() {
+	if c.CmdRate <= 0 {
+		c.CmdRate = 60
+	}
+	if c.PacketDup < 0 {
+		c.PacketDup = 0
+	} else if c.PacketDup == 0 {
+		c.PacketDup = 2
+	}
+	if c.LeadWindow <= 0 {
+		c.LeadWindow = time.Second
+	}
+	if c.MaxSlew <= 0 || c.MaxSlew > 0.9 {
+		c.MaxSlew = 0.2
+	}
+	if c.JumpThreshold <= 0 {
+		c.JumpThreshold = 250 * time.Millisecond
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 10 * time.Second
+	}
+	if c.ConnectRetry <= 0 {
+		c.ConnectRetry = 500 * time.Millisecond
+	}
+	if c.ConnectTimeout <= 0 {
+		c.ConnectTimeout = 10 * time.Second
+	}
+	if c.SmoothDecay <= 0 || c.SmoothDecay >= 1 {
+		c.SmoothDecay = 0.85
+	}
+	if c.PredictionWindow <= 0 {
+		c.PredictionWindow = 256
+	}
+}
+
+// State is the connection state.
+type State uint8
+
+// Connection states.
+const (
+	Idle         State = iota // before Connect
+	Challenging               // getchallenge sent
+	Connecting                // connect sent
+	Connected                 // accepted
+	Disconnected              // refused, timed out, dropped or left (Err says why)
+)
+
+func (s State) String() string {
+	return [...]string{"idle", "challenging", "connecting", "connected", "disconnected"}[s]
+}
+
+// Errors.
+var (
+	ErrTimeout        = errors.New("client: server timed out")
+	ErrConnectTimeout = errors.New("client: no answer to connect")
+	ErrNotConnected   = errors.New("client: not connected")
+)
+
+// RefusedError is the server's refusal or disconnect reason.
+type RefusedError struct{ Reason proto.Reason }
+
+func (e *RefusedError) Error() string { return "client: server: " + e.Reason.String() }
+
+const (
+	cmdRing  = 256
+	sentRing = 64
+)
+
+type ownCmd struct {
+	cmd      game.UserCmd
+	shift    time.Duration // clock shift when the command was sampled
+	valid    bool
+	recorded bool
+}
+
+type sentRec struct {
+	seq            netchan.Sequence
+	firstNew, last game.Frame
+}
+
+type leadSample struct {
+	at time.Duration
+	v  time.Duration
+}
+
+type dormant struct {
+	typ game.TypeID
+	ent game.Entity
+}
+
+type interpState struct {
+	a, b       game.Entity
+	fa, fb     game.Frame // snapshot frames of a and b
+	arrived    game.Frame // client frame when b arrived
+	have       int        // 1: only b, 2: both
+	typ        game.TypeID
+	lastUpdate snapshot.Seq
+}
+
+type posRec struct {
+	n       game.EntityNum
+	x, y, z float32
+}
+
+type predFrame struct {
+	frame game.Frame
+	pos   []posRec
+}
+
+// Client is the I/O-free client core. One goroutine calls Connect,
+// HandlePacket and Advance with the current virtual time; packets leave
+// through the Sender.
+type Client struct {
+	cfg   Config
+	g     game.Game
+	reg   *game.Registry
+	input InputSource
+	send  Sender
+	rng   *rand.Rand
+
+	state    State
+	err      error
+	server   netip.AddrPort
+	nonce    uint64
+	cookie   proto.Cookie
+	retryAt  time.Duration
+	deadline time.Duration
+	lastRecv time.Duration
+	lastNow  time.Duration
+
+	// Session.
+	ch       *netchan.Channel
+	me       game.ClientNum
+	gameID   game.GameID
+	settings string
+	frameDur time.Duration
+	dec      *snapshot.Decoder
+	snap     snapshot.Snapshot
+	codec    *snapshot.StateCodec
+	r        bitmsg.Reader
+	w        bitmsg.Writer
+	buf      []byte
+	oob      []byte
+	leaving  int
+
+	// Prediction and clock (DOOM III §2, fig. 4 and 5).
+	clockSet  bool
+	clock     time.Duration // the client's game clock
+	cf        game.Frame    // frame of the world's state
+	shift     time.Duration // total clock correction applied
+	pending   time.Duration // correction still to apply
+	target    time.Duration
+	cmds      [cmdRing]ownCmd
+	lastCmd   game.UserCmd
+	firstCmd  game.Frame
+	leads     []leadSample
+	others    []game.PlayerCmd
+	tickCmds  []game.PlayerCmd
+	tick      game.Tick
+	pvs       snapshot.PVS
+	haveSnap  bool
+	snapSeq   snapshot.Seq
+	snapFrame game.Frame
+	dormant   map[game.EntityNum]dormant
+	interp    map[game.EntityNum]*interpState
+	scratch   []game.EntityNum
+
+	// Commands.
+	nextSend     time.Duration
+	sent         [sentRing]sentRec
+	sentN        int
+	knownArrived game.Frame
+	lastSentLast game.Frame
+	msg          game.UserCmdMessage
+
+	// Smoothing and statistics.
+	offsets map[game.EntityNum]*[3]float32
+	before  map[game.EntityNum][3]float32
+	preds   []predFrame
+	stats   Stats
+	evbuf   [game.MaxEventBytes]byte
+}
+
+// Stats are the client's figures for the demo.
+type Stats struct {
+	State       State
+	Frame       game.Frame // the client's predicted frame
+	ServerFrame game.Frame // frame of the last snapshot
+	// Lead is the server's last report of how early commands arrive;
+	// LeadTarget what the controller aims for; ClockShift the total
+	// correction applied to the clock.
+	Lead, ClockShift  time.Duration
+	Duplicated        uint64 // commands the server duplicated (sum of snapshot headers)
+	SnapshotsReceived uint64
+	SnapshotsLost     uint64 // sequence gaps (lost or dropped late; the server counts skipped ones)
+	WrongGame         uint64 // snapshots of another game id, ignored
+	DecodeErrors      uint64
+	ApplyErrors       uint64
+	// BaseMismatches counts "apply S" whose server base hash differs from
+	// the client's after applying (Config.VerifyBase on the server); it
+	// must stay 0 (DOOM III §4.2).
+	BaseMismatches, BaseChecks uint64
+	CommandPackets             uint64
+	CommandsSent               uint64 // commands written, repeats included
+	ReliableEvents             uint64
+	UnreliableEvents           uint64
+	LoadGames                  uint64
+	Repredicted                uint64 // frames re-run after snapshots
+	// Prediction error at snapshot frames: the distance between the
+	// position predicted for the frame (recorded when the client first
+	// reached it) and the snapshot's; Self for the local player, Others
+	// for every other entity with a position.
+	Self, Others PredictionError
+	Channel      netchan.Stats
+}
+
+// PredictionError accumulates prediction errors.
+type PredictionError struct {
+	Samples, Wrong uint64 // compared positions; those not exactly equal
+	Sum, Max       float64
+}
+
+func (p *PredictionError) add(d float64) {
+	p.Samples++
+	if d != 0 {
+		p.Wrong++
+	}
+	p.Sum += d
+	if d > p.Max {
+		p.Max = d
+	}
+}
+
+// Mean is the mean error.
+func (p PredictionError) Mean() float64 {
+	if p.Samples == 0 {
+		return 0
+	}
+	return p.Sum / float64(p.Samples)
+}
+
+// New returns a client for game g (not yet loaded: the server says which
+// map) fed by input, sending through send.
+func New(cfg Config, g game.Game, input InputSource, send Sender) (*Client, error) {
+	cfg.defaults()
+	if g == nil || input == nil || send == nil {
+		return nil, fmt.Errorf("client: game, input and sender are required")
+	}
+	return &Client{
+		cfg: cfg, g: g, reg: g.Registry(), input: input, send: send,
+		rng:     rand.New(rand.NewPCG(cfg.Seed, 0xc11e47)),
+		codec:   snapshot.NewStateCodec(),
+		buf:     make([]byte, 4096),
+		dormant: make(map[game.EntityNum]dormant),
+		interp:  make(map[game.EntityNum]*interpState),
+		offsets: make(map[game.EntityNum]*[3]float32),
+		before:  make(map[game.EntityNum][3]float32),
+		preds:   make([]predFrame, cfg.PredictionWindow),
+	}, nil
+}
+
+// Connect starts the handshake with the server at addr (DOOM III §3;
+// docs/PROTOCOL-session.md): getchallenge, challenge, connect, accept.
+func (c *Client) Connect(now time.Duration, addr netip.AddrPort) {
+	c.server = addr
+	c.nonce = c.rng.Uint64()
+	c.state = Challenging
+	c.err = nil
+	c.deadline = now + c.cfg.ConnectTimeout
+	c.lastNow = now
+	c.sendHandshake(now)
+}
+
+func (c *Client) sendOOB(payload []byte) {
+	c.oob = netchan.AppendConnectionless(c.oob[:0], payload)
+	c.send.Send(c.server, c.oob)
+}
+
+func (c *Client) sendHandshake(now time.Duration) {
+	c.retryAt = now + c.cfg.ConnectRetry
+	switch c.state {
+	case Challenging:
+		c.sendOOB(proto.GetChallenge{Nonce: c.nonce}.Append(nil))
+	case Connecting:
+		c.sendOOB(proto.Connect{
+			Nonce: c.nonce, Cookie: c.cookie, Version: proto.Version,
+			RegistryHash: c.reg.Hash(), Password: c.cfg.Password, Name: c.cfg.Name,
+		}.Append(nil))
+	}
+}
+
+// State is the connection state; Err says why it is Disconnected.
+func (c *Client) State() State { return c.state }
+
+// Err is the reason the client is disconnected (nil after Disconnect).
+func (c *Client) Err() error { return c.err }
+
+// ClientNum is the slot the server gave this client.
+func (c *Client) ClientNum() game.ClientNum { return c.me }
+
+// GameID is the game the client has loaded.
+func (c *Client) GameID() game.GameID { return c.gameID }
+
+// Settings are the loaded game's settings.
+func (c *Client) Settings() string { return c.settings }
+
+// Frame is the frame of the client's predicted world.
+func (c *Client) Frame() game.Frame { return c.cf }
+
+// PVS is the PVS of the last snapshot: the entities to render.
+func (c *Client) PVS() *snapshot.PVS { return &c.pvs }
+
+// Base is the client's common base (nil before the game is loaded).
+func (c *Client) Base() *snapshot.CommonBase {
+	if c.dec == nil {
+		return nil
+	}
+	return c.dec.Base()
+}
+
+// Entity returns entity n as the client knows it: from the world when in
+// the PVS (visible), else its last known state kept aside (dormant: out
+// of the PVS, still receiving events).
+func (c *Client) Entity(n game.EntityNum) (e game.Entity, typ game.TypeID, visible bool) {
+	if e, typ := c.g.Entity(n); e != nil {
+		return e, typ, c.pvs.Has(n)
+	}
+	if d, ok := c.dormant[n]; ok {
+		return d.ent, d.typ, false
+	}
+	return nil, game.NoType, false
+}
+
+// Stats returns the client's statistics.
+func (c *Client) Stats() Stats {
+	st := c.stats
+	st.State, st.Frame, st.ServerFrame = c.state, c.cf, c.snapFrame
+	st.ClockShift = c.shift
+	if c.ch != nil {
+		st.Channel = c.ch.Stats()
+	}
+	return st
+}
+
+// LeadTarget is the clock controller's current target for the lowest lead.
+func (c *Client) LeadTarget() time.Duration { return c.target }
+
+// Next is when the client next has something to do (a frame, a command
+// message, a retry); a driver may call Advance earlier.
+func (c *Client) Next() time.Duration {
+	switch c.state {
+	case Challenging, Connecting:
+		return c.retryAt
+	case Connected:
+		n := c.nextSend
+		if c.clockSet {
+			ahead := time.Duration(c.cf+1)*c.frameDur - c.clock
+			if t := c.lastNow + time.Duration(float64(ahead)/(1+c.cfg.MaxSlew)); t < n {
+				n = t
+			}
+		}
+		if n <= c.lastNow {
+			n = c.lastNow + time.Millisecond
+		}
+		return n
+	}
+	return c.lastNow + time.Second
+}
+
+// Disconnect leaves the server cleanly: a reliable disconnect message in
+// three packets (nothing waits for the acknowledgement).
+func (c *Client) Disconnect(now time.Duration) {
+	if c.state == Connected && c.ch.QueueReliable(proto.Disconnect{Reason: proto.ReasonClientLeft}.Append(nil)) == nil {
+		for range 3 {
+			c.ch.Send(now, netchan.TypeNone, nil, c.emit)
+		}
+	}
+	c.state = Disconnected
+	c.err = nil
+}
+
+func (c *Client) emit(p []byte) { c.send.Send(c.server, p) }
+
+func (c *Client) fail(err error) {
+	c.state = Disconnected
+	c.err = err
+}
+
+// Advance moves the client to now: handshake retries, the game clock and
+// the frames it makes due (each samples a command and predicts, DOOM III
+// §2), the command messages due, and the timeout.
+func (c *Client) Advance(now time.Duration) {
+	if now < c.lastNow {
+		now = c.lastNow
+	}
+	switch c.state {
+	case Challenging, Connecting:
+		if now >= c.deadline {
+			c.fail(ErrConnectTimeout)
+		} else if now >= c.retryAt {
+			c.sendHandshake(now)
+		}
+		c.lastNow = now
+		return
+	case Connected:
+	default:
+		c.lastNow = now
+		return
+	}
+	c.advanceClock(now)
+	// A message goes out one interval after the previous one, or as soon as
+	// three quarters of it have passed when a new command was sampled, so
+	// commands leave right after they are sampled (their lead is not
+	// quantised by a send schedule out of phase with the frames).
+	iv := time.Second / time.Duration(c.cfg.CmdRate)
+	if now >= c.nextSend || (c.cf > c.lastSentLast && now >= c.nextSend-iv/4) {
+		c.sendCommands(now)
+		c.nextSend = now + iv
+	}
+	if now-c.lastRecv > c.cfg.Timeout {
+		c.fail(ErrTimeout)
+	}
+}
+
+// HandlePacket processes one datagram from the server.
+func (c *Client) HandlePacket(now time.Duration, pkt []byte) {
+	if now < c.lastNow {
+		now = c.lastNow
+	}
+	if c.state == Connected {
+		c.advanceClock(now) // frames due before this packet run first
+	}
+	if netchan.IsConnectionless(pkt) {
+		c.handleConnectionless(now, pkt[4:])
+		return
+	}
+	if c.state != Connected {
+		return
+	}
+	before := c.ch.LastReceivedSequence()
+	if err := c.ch.Receive(now, pkt, (*handler)(c)); err != nil {
+		return
+	}
+	if c.ch.LastReceivedSequence() != before {
+		c.lastRecv = now
+	}
+}
+
+func (c *Client) handleConnectionless(now time.Duration, p []byte) {
+	kind, ok := proto.ConnectionlessKind(p)
+	if !ok {
+		return
+	}
+	switch kind {
+	case proto.KindChallenge:
+		m, err := proto.ParseChallenge(p)
+		if err != nil || m.Nonce != c.nonce || c.state != Challenging {
+			return
+		}
+		c.cookie = m.Cookie
+		c.state = Connecting
+		c.sendHandshake(now)
+	case proto.KindAccept:
+		m, err := proto.ParseAccept(p)
+		if err != nil || m.Nonce != c.nonce || c.state != Connecting {
+			return
+		}
+		c.me = m.Client
+		c.frameDur = time.Duration(m.FrameDur) * time.Microsecond
+		c.ch = netchan.New(c.cfg.Channel, m.ConnID)
+		c.state = Connected
+		c.lastRecv = now
+		c.nextSend = now
+		if err := c.loadGame(m.GameID, m.Settings); err != nil {
+			c.fail(err)
+		}
+	case proto.KindRefuse:
+		m, err := proto.ParseRefuse(p)
+		if err != nil || m.Nonce != c.nonce || (c.state != Connecting && c.state != Challenging) {
+			return
+		}
+		c.fail(&RefusedError{Reason: m.Reason})
+	}
+}
+
+// loadGame loads the game the server names and initialises the common
+// base from the map right after loading (DOOM III §8), as the server did.
+func (c *Client) loadGame(id game.GameID, settings string) error {
+	if err := c.g.Load(settings); err != nil {
+		return fmt.Errorf("client: load %q: %w", settings, err)
+	}
+	dec, err := snapshot.NewDecoder(c.reg)
+	if err != nil {
+		return err
+	}
+	if err := dec.Base().Init(c.g, nil); err != nil {
+		return err
+	}
+	c.stats.LoadGames++
+	c.dec = dec
+	c.gameID, c.settings = id, settings
+	c.clockSet, c.haveSnap = false, false
+	c.cf, c.snapSeq, c.snapFrame = 0, 0, 0
+	c.cmds = [cmdRing]ownCmd{}
+	c.lastCmd = game.UserCmd{}
+	c.firstCmd = 0
+	c.leads = c.leads[:0]
+	c.others = c.others[:0]
+	c.pvs.Clear()
+	clear(c.dormant)
+	clear(c.interp)
+	clear(c.offsets)
+	c.sentN = 0
+	c.knownArrived, c.lastSentLast = 0, 0
+	for i := range c.preds {
+		c.preds[i].frame = -1
+	}
+	if c.cfg.TargetLead > 0 {
+		c.target = c.cfg.TargetLead
+	} else {
+		c.target = c.frameDur
+	}
+	return nil
+}
+
+// handler receives the channel's messages.
+type handler Client
+
+func (h *handler) Reliable(msg []byte) {
+	c := (*Client)(h)
+	kind, ok := proto.ConnectionlessKind(msg)
+	if !ok {
+		return
+	}
+	switch kind {
+	case proto.RelApply:
+		m, err := proto.ParseApply(msg)
+		if err != nil || m.GameID != c.gameID || c.dec == nil {
+			return
+		}
+		if err := c.dec.Apply(snapshot.ApplyMessage{Seq: m.Seq}); err != nil {
+			c.stats.ApplyErrors++
+			return
+		}
+		if m.BaseHash != 0 {
+			c.stats.BaseChecks++
+			if uint32(c.dec.Base().Hash())|1 != m.BaseHash {
+				c.stats.BaseMismatches++
+			}
+		}
+		if c.cfg.OnApply != nil {
+			c.cfg.OnApply(m.Seq, c.dec.Base())
+		}
+	case proto.RelEvents:
+		id, n, body, err := proto.ParseEventsHeader(msg)
+		if err != nil || id != c.gameID {
+			return
+		}
+		c.r.Reset(body, len(body)*8)
+		for range n {
+			var ev game.Event
+			if ev.Read(&c.r, c.evbuf[:]) != nil {
+				return
+			}
+			ev.Reliable = true
+			c.stats.ReliableEvents++
+			c.deliver(&ev, true)
+		}
+	case proto.RelDisconnect:
+		m, err := proto.ParseDisconnect(msg)
+		if err != nil {
+			m.Reason = proto.ReasonProtocolError
+		}
+		c.fail(&RefusedError{Reason: m.Reason})
+	}
+}
+
+func (h *handler) Unreliable(typ netchan.MessageType, msg []byte) {
+	c := (*Client)(h)
+	if c.state != Connected {
+		return
+	}
+	id, body, err := proto.ParseServerHeader(msg)
+	if err != nil {
+		return
+	}
+	switch typ {
+	case proto.TypeLoadGame:
+		settings, err := proto.ParseLoadGame(body)
+		if err != nil || id == c.gameID {
+			return
+		}
+		if err := c.loadGame(id, settings); err != nil {
+			c.fail(err)
+		}
+	case proto.TypeSnapshot:
+		if id != c.gameID || c.dec == nil {
+			c.stats.WrongGame++
+			return
+		}
+		c.r.Reset(body, len(body)*8)
+		if err := c.dec.Decode(&c.r, &c.snap); err != nil {
+			c.stats.DecodeErrors++
+			return
+		}
+		c.onSnapshot(c.lastNow)
+	}
+}
+
+// deliver passes an event to its entity (in the world, or dormant).
+func (c *Client) deliver(ev *game.Event, reliable bool) {
+	if c.cfg.OnEvent != nil {
+		c.cfg.OnEvent(ev, reliable)
+	}
+	e, _, _ := c.Entity(ev.Entity)
+	if rcv, ok := e.(game.EventReceiver); ok {
+		var r bitmsg.Reader
+		ev.Payload(&r)
+		rcv.ReceiveEvent(ev.ID, ev.Frame, &r)
+	}
+}

@@ -1,0 +1,66 @@
+// Package client is the predicting end of snapwire's DOOM III network
+// architecture (seed 000, §2, §3; seed 004 on rewind and replay): an
+// I/O-free core that connects to a server, samples the local player's
+// commands, predicts every entity in its PVS with the game code, and
+// re-predicts from each snapshot; plus a UDP Runner that drives it in real
+// time.
+//
+// Layers (DESIGN.md): the core drives the same game.Game as the server,
+// decodes snapshots with a snapshot.Decoder (its common base), frames the
+// session messages of package proto and carries them on a netchan.Channel.
+// It takes now from the caller and sends through a Sender.
+//
+// # Commands (§3.3)
+//
+// Each client frame samples a command from the InputSource. Command
+// messages (CmdRate, 60 Hz by default) carry the game id and the last
+// snapshot received (the acknowledgement for the common base, §4.2), then a
+// game.UserCmdMessage: the commands from the oldest not known to have
+// arrived (a command is known to have arrived when the server acknowledged
+// a channel message that carried it) to the newest, limited to the last
+// PacketDup+1 packets' worth (Quake 3's cl_packetdup), each
+// delta-compressed against the one before.
+//
+// # Clock (§2, fig. 4)
+//
+// The client runs ahead of the server so that its commands arrive just
+// before the server needs them. The first snapshot starts the clock one
+// round trip plus the target lead ahead of the snapshot's frame; then the
+// server's lead reports steer it (see steer in predict.go for the control
+// law): the lowest lead over the last LeadWindow, corrected for the clock
+// shifts made since those commands were sampled, is driven to TargetLead
+// (one frame) by time dilation of at most ±MaxSlew (20%), or a jump for a
+// large forward correction. The margin over the target therefore follows
+// the jitter. Settling takes LeadWindow plus the change divided by MaxSlew:
+// under 2 s for latency changes up to 200 ms.
+//
+// # Prediction (§2, fig. 5; seed 004)
+//
+// Every client frame runs Game.RunFrame with Tick.Predicting set, the
+// local command, and the other players' latest commands from the last
+// snapshot. On a snapshot, after any pending "apply S" (a reliable, which
+// the channel delivers first), the client decodes it and overwrites every
+// entity in its PVS (spawning it when new or of another type), loads the
+// non-PVS states, then re-predicts from the snapshot's frame to its own
+// with its stored commands. Entities that leave the PVS are taken out of
+// the world and kept aside (dormant) with their last state, so events
+// still reach them: a late joiner's doors out of sight follow the saved
+// events. Entities of game.Interpolate types are not left to the game
+// code: after every predicted frame they take the state between the last
+// two snapshots that carried them (Interpolator), moving from the older to
+// the newer over the snapshot interval after the newer arrived.
+//
+// # Smoothing and statistics
+//
+// VisualOffset returns, per entity, the accumulated jump its predicted
+// position made at snapshots, decaying by SmoothDecay per frame: the
+// renderer adds it to blend corrections out. Positions come from the
+// optional Positioner interface. PredictedPosition returns what the client
+// showed for an entity at a frame (last PredictionWindow frames), and Stats
+// the prediction error at each snapshot frame (self and others), the lead,
+// duplicated commands, snapshots received and lost, channel figures, and
+// the live invariant checks: BaseMismatches (the server's base hash in each
+// "apply S", Config.VerifyBase) and decode/apply errors, all of which must
+// stay 0. Entity states are compared with the server's by the tests
+// (OnSnapshot hook), not on the wire.
+package client

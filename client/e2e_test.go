@@ -1,0 +1,207 @@
+package client_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/snapwire/snapwire/client"
+	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/testgame"
+	"github.com/snapwire/snapwire/netsim"
+	"github.com/snapwire/snapwire/server"
+)
+
+// checkInvariants asserts the common-base and state invariants for every
+// client of s.
+func checkInvariants(t *testing.T, s *sim) {
+	t.Helper()
+	for i, sc := range s.cls {
+		st := sc.c.Stats()
+		if sc.c.State() != client.Connected {
+			t.Errorf("client %d: state %v err %v", i, sc.c.State(), sc.c.Err())
+		}
+		if sc.stateMismatch != 0 || sc.stateChecks < 100 {
+			t.Errorf("client %d: %d of %d entity states differ from the server's", i, sc.stateMismatch, sc.stateChecks)
+		}
+		if sc.baseMismatch != 0 || sc.baseChecks < 10 {
+			t.Errorf("client %d: %d of %d bases differ after apply", i, sc.baseMismatch, sc.baseChecks)
+		}
+		if st.BaseMismatches != 0 || st.BaseChecks < 10 || st.DecodeErrors != 0 || st.ApplyErrors != 0 {
+			t.Errorf("client %d: live checks: %d/%d base mismatches, %d decode errors, %d apply errors",
+				i, st.BaseMismatches, st.BaseChecks, st.DecodeErrors, st.ApplyErrors)
+		}
+		if sc.dupEv != 0 {
+			t.Errorf("client %d: %d unreliable events delivered twice", i, sc.dupEv)
+		}
+	}
+}
+
+// Acceptance: 8 clients, 200 ms RTT, 40 ms jitter, 20% loss, 60 s of game:
+// bases equal after every apply, entity states equal at every snapshot.
+func TestEightClientsLossy(t *testing.T) {
+	link := netsim.LinkConfig{Latency: 100 * time.Millisecond, Jitter: 20 * time.Millisecond, Loss: 0.2}
+	s := newSim(t, 7, link, server.Config{})
+	for i := range 8 {
+		s.addClient(i, botWander, client.Config{})
+	}
+	s.run(60 * time.Second)
+	checkInvariants(t, s)
+	var recv, ev uint64
+	for _, sc := range s.cls {
+		st := sc.c.Stats()
+		recv += st.SnapshotsReceived
+		ev += st.UnreliableEvents
+	}
+	if recv < 8*60*20*6/10 || ev == 0 {
+		t.Errorf("%d snapshots and %d unreliable events received", recv, ev)
+	}
+	t.Logf("snapshots received %d, unreliable events %d, server %+v", recv, ev, s.srv.Stats())
+	t.Logf("client 0: %+v", s.cls[0].c.Stats())
+}
+
+type counts struct{ run, early, dup uint64 }
+
+func serverCounts(s *sim) []counts {
+	var out []counts
+	for _, cs := range s.srv.Clients() {
+		out = append(out, counts{cs.FramesRun, cs.CmdsEarly, cs.Duplicated})
+	}
+	return out
+}
+
+// Acceptance: at 100 ms RTT ± 30 ms jitter, after a 2 s warm-up,
+// duplicated commands <= 0.5% of frames and commands early in >= 99%.
+func TestLeadControl(t *testing.T) {
+	link := netsim.LinkConfig{Latency: 50 * time.Millisecond, Jitter: 30 * time.Millisecond}
+	s := newSim(t, 3, link, server.Config{})
+	for i := range 4 {
+		s.addClient(i, botWander, client.Config{})
+	}
+	s.run(2 * time.Second)
+	before := serverCounts(s)
+	s.run(32 * time.Second)
+	after := serverCounts(s)
+	for i := range after {
+		run := after[i].run - before[i].run
+		early := after[i].early - before[i].early
+		dup := after[i].dup - before[i].dup
+		t.Logf("client %d: %d frames, %d early, %d duplicated, lead %v", i, run, early, dup, s.cls[i].c.Stats().Lead)
+		if run < 1700 || float64(dup) > 0.005*float64(run) || float64(early) < 0.99*float64(run) {
+			t.Errorf("client %d: %d frames, %d early, %d duplicated", i, run, early, dup)
+		}
+	}
+	checkInvariants(t, s)
+}
+
+// The clock settles within 2 s after the latency changes (DOOM III §2,
+// fig. 4): one-way latency 50 ms -> 100 ms -> 30 ms.
+func TestLeadSettles(t *testing.T) {
+	s := newSim(t, 5, netsim.LinkConfig{Latency: 50 * time.Millisecond, Jitter: 5 * time.Millisecond}, server.Config{})
+	s.addClient(0, botLane, client.Config{})
+	s.run(5 * time.Second)
+	for _, lat := range []time.Duration{100 * time.Millisecond, 30 * time.Millisecond} {
+		s.net.SetDefault(netsim.LinkConfig{Latency: lat, Jitter: 5 * time.Millisecond})
+		start := s.now
+		s.run(start + 2*time.Second)
+		before := serverCounts(s)[0]
+		s.run(start + 4*time.Second)
+		after := serverCounts(s)[0]
+		lead := s.cls[0].c.Stats().Lead
+		t.Logf("latency %v: lead %v after 2 s, shift %v; next 2 s: %d frames %d early %d dup",
+			lat, lead, s.cls[0].c.Stats().ClockShift, after.run-before.run, after.early-before.early, after.dup-before.dup)
+		if after.dup != before.dup || after.early-before.early != after.run-before.run {
+			t.Errorf("latency %v: commands late after settling", lat)
+		}
+		// Settled: the lead is back near the target (one frame plus jitter).
+		if lead < 0 || lead > 60*time.Millisecond {
+			t.Errorf("latency %v: lead %v 2 s after the change", lat, lead)
+		}
+	}
+}
+
+// With no loss and nothing the local player cannot foresee, the prediction
+// error is exactly 0 (after the clock has settled).
+func TestExactPrediction(t *testing.T) {
+	t.Run("alone", func(t *testing.T) {
+		s := newSim(t, 11, netsim.LinkConfig{Latency: 40 * time.Millisecond, Jitter: 10 * time.Millisecond}, server.Config{})
+		s.addClient(0, botLane, client.Config{})
+		s.run(3 * time.Second)
+		before := s.cls[0].c.Stats()
+		s.run(20 * time.Second)
+		after := s.cls[0].c.Stats()
+		self, others := after.Self.Samples-before.Self.Samples, after.Others.Samples-before.Others.Samples
+		if self < 100 || others < 100 || after.Self.Wrong != before.Self.Wrong || after.Others.Wrong != before.Others.Wrong {
+			t.Errorf("self %d samples %d wrong, others %d samples %d wrong", self, after.Self.Wrong-before.Self.Wrong,
+				others, after.Others.Wrong-before.Others.Wrong)
+		}
+		checkInvariants(t, s)
+	})
+	t.Run("never touch", func(t *testing.T) {
+		s := newSim(t, 12, netsim.LinkConfig{Latency: 40 * time.Millisecond, Jitter: 10 * time.Millisecond}, server.Config{})
+		for i := range 4 {
+			s.addClient(i, botLane, client.Config{})
+		}
+		s.run(3 * time.Second)
+		var before []client.Stats
+		for _, sc := range s.cls {
+			before = append(before, sc.c.Stats())
+		}
+		s.run(20 * time.Second)
+		var othersWrong uint64
+		for i, sc := range s.cls {
+			after := sc.c.Stats()
+			if n := after.Self.Samples - before[i].Self.Samples; n < 100 || after.Self.Wrong != before[i].Self.Wrong {
+				t.Errorf("client %d: self %d samples, %d wrong", i, n, after.Self.Wrong-before[i].Self.Wrong)
+			}
+			othersWrong += after.Others.Wrong - before[i].Others.Wrong
+		}
+		// Others change their commands, which no client can foresee.
+		t.Logf("others mispredicted %d times", othersWrong)
+		checkInvariants(t, s)
+	})
+}
+
+// Acceptance: a late joiner sees every door in its current state through
+// saved events, including doors out of its PVS.
+func TestLateJoinerDoors(t *testing.T) {
+	link := netsim.LinkConfig{Latency: 30 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.1}
+	s := newSim(t, 21, link, server.Config{})
+	s.addClient(0, botWander, client.Config{})
+	s.run(10 * time.Second)
+	late := s.addClient(1, botLane, client.Config{})
+	s.run(11 * time.Second)
+	if s.srv.Stats().SavedEvents == 0 {
+		t.Fatal("no saved events")
+	}
+	outOfSight := 0
+	for k := range 20 {
+		s.run(s.now + 100*time.Millisecond + time.Duration(k)*7*time.Millisecond)
+		for n, e := range s.sg.Entities() {
+			d, ok := e.(*testgame.Door)
+			if !ok {
+				continue
+			}
+			ce, _, visible := late.c.Entity(n)
+			cd, ok := ce.(*testgame.Door)
+			if !ok {
+				t.Fatalf("late joiner has no door %d", n)
+			}
+			if !visible {
+				outOfSight++
+			}
+			// A toggle in the last 20 frames may still be on its way.
+			if f := s.srv.Frame(); int(f)%int(d.Period) < 20 || int(f)%int(d.Period) > int(d.Period)-3 {
+				continue
+			}
+			if cd.Open != d.Open {
+				t.Errorf("frame %d: door %d open=%v at the late joiner, %v on the server (visible %v)", s.srv.Frame(), n, cd.Open, d.Open, visible)
+			}
+		}
+	}
+	if outOfSight == 0 {
+		t.Error("every door was in the late joiner's PVS: the test shows nothing")
+	}
+	checkInvariants(t, s)
+}
+
+var _ = game.Frame(0)

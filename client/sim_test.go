@@ -1,0 +1,238 @@
+package client_test
+
+import (
+	"bytes"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/snapwire/snapwire/client"
+	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/testgame"
+	"github.com/snapwire/snapwire/netsim"
+	"github.com/snapwire/snapwire/server"
+	"github.com/snapwire/snapwire/snapshot"
+)
+
+var serverAddr = netip.MustParseAddrPort("10.0.0.1:27960")
+
+func clientAddr(i int) netip.AddrPort {
+	return netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 1, byte(i + 1)}), uint16(40000+i))
+}
+
+// frameStates is the server's authoritative state of one frame.
+type frameStates struct {
+	frame game.Frame
+	ents  map[game.EntityNum][]byte
+	types map[game.EntityNum]game.TypeID
+}
+
+type simClient struct {
+	c      *client.Client
+	g      *testgame.Game
+	ep     *netsim.Endpoint
+	mode   botMode
+	events map[[3]int64]int // unreliable events seen: (entity, id, frame)
+	dupEv  int
+	// checks
+	stateChecks, stateMismatch int
+	baseChecks, baseMismatch   int
+	onSnap                     func(*snapshot.Snapshot)
+}
+
+type botMode int
+
+const (
+	botWander   botMode = iota // changes direction, sometimes drifts across lanes and uses doors
+	botLane                    // stays in its lane: never touches another player
+	botConstant                // never changes its command
+)
+
+type sim struct {
+	t       testing.TB
+	net     *netsim.Network
+	srv     *server.Server
+	sg      *testgame.Game
+	sep     *netsim.Endpoint
+	cls     []*simClient
+	now     time.Duration
+	rec     [512]frameStates
+	codec   *snapshot.StateCodec
+	buf     []byte
+	record  bool
+	applied map[[2]uint64]uint64 // (client, seq) -> server base hash after applying
+	scfg    server.Config
+}
+
+func newSim(t testing.TB, seed uint64, link netsim.LinkConfig, scfg server.Config) *sim {
+	t.Helper()
+	s := &sim{t: t, net: netsim.New(seed), sg: testgame.New(), codec: snapshot.NewStateCodec(), buf: make([]byte, 65536), record: true}
+	s.net.SetDefault(link)
+	var err error
+	s.sep, err = s.net.Listen(serverAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scfg.Seed = seed
+	scfg.VerifyBase = true
+	scfg.OnFrame = s.onFrame
+	s.applied = map[[2]uint64]uint64{}
+	scfg.OnApply = func(c game.ClientNum, seq snapshot.Seq, base *snapshot.CommonBase) {
+		s.applied[[2]uint64{uint64(c), uint64(seq)}] = base.Hash()
+	}
+	s.scfg = scfg
+	s.srv, err = server.New(scfg, s.sg, testgame.DefaultSettings, server.SendFunc(func(to netip.AddrPort, p []byte) {
+		s.sep.WriteTo(p, to)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (s *sim) onFrame(f game.Frame) {
+	if !s.record {
+		return
+	}
+	fs := &s.rec[int(f)%len(s.rec)]
+	fs.frame = f
+	if fs.ents == nil {
+		fs.ents = map[game.EntityNum][]byte{}
+		fs.types = map[game.EntityNum]game.TypeID{}
+	}
+	clear(fs.ents)
+	clear(fs.types)
+	for n, e := range s.sg.Entities() {
+		st, bits, err := s.codec.Save(e)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		fs.ents[n] = append([]byte(nil), st[:(bits+7)/8]...)
+		_, typ := s.sg.Entity(n)
+		fs.types[n] = typ
+	}
+}
+
+func botInput(sc *simClient, i int) client.InputFunc {
+	return func(f game.Frame) game.UserCmd {
+		var cmd game.UserCmd
+		switch sc.mode {
+		case botConstant:
+			cmd.Forward = 50
+		case botLane:
+			phase := (int(f)/97 + i) % 4
+			cmd.Forward = [4]int8{100, 0, -100, 60}[phase]
+			cmd.Yaw = uint16(phase * 1000)
+		case botWander:
+			phase := (int(f)/53 + 3*i) % 6
+			cmd.Forward = [6]int8{120, -80, 0, 127, -127, 40}[phase]
+			cmd.Right = [6]int8{0, 30, -30, 0, 60, -60}[(int(f)/71+i)%6]
+			if (int(f)+17*i)%240 == 0 {
+				cmd.Buttons = 1
+			}
+		}
+		return cmd
+	}
+}
+
+func (s *sim) addClient(i int, mode botMode, ccfg client.Config) *simClient {
+	s.t.Helper()
+	ep, err := s.net.Listen(clientAddr(i))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	sc := &simClient{g: testgame.New(), ep: ep, mode: mode, events: map[[3]int64]int{}}
+	ccfg.Seed = uint64(1000 + i)
+	ccfg.Name = "bot"
+	ccfg.OnSnapshot = func(snap *snapshot.Snapshot) {
+		s.checkStates(sc, snap.Header, &snap.PVS)
+		if sc.onSnap != nil {
+			sc.onSnap(snap)
+		}
+	}
+	ccfg.OnApply = func(seq snapshot.Seq, base *snapshot.CommonBase) {
+		if hash, ok := s.applied[[2]uint64{uint64(sc.c.ClientNum()), uint64(seq)}]; ok {
+			sc.baseChecks++
+			if hash != base.Hash() {
+				sc.baseMismatch++
+			}
+		}
+	}
+	ccfg.OnEvent = func(ev *game.Event, reliable bool) {
+		if !reliable {
+			k := [3]int64{int64(ev.Entity), int64(ev.ID), int64(ev.Frame)}
+			sc.events[k]++
+			if sc.events[k] > 1 {
+				sc.dupEv++
+			}
+		}
+	}
+	sc.c, err = client.New(ccfg, sc.g, botInput(sc, i), client.SendFunc(func(to netip.AddrPort, p []byte) {
+		ep.WriteTo(p, to)
+	}))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	sc.c.Connect(s.now, serverAddr)
+	s.cls = append(s.cls, sc)
+	return sc
+}
+
+// checkStates compares the client's world at the snapshot's frame with the
+// server's recorded states, bit for bit.
+func (s *sim) checkStates(sc *simClient, h snapshot.Header, pvs *snapshot.PVS) {
+	fs := &s.rec[int(h.Frame)%len(s.rec)]
+	if !s.record || fs.frame != h.Frame {
+		return
+	}
+	for n := range pvs.All() {
+		e, typ := sc.g.Entity(n)
+		want, ok := fs.ents[n]
+		sc.stateChecks++
+		if e == nil || !ok || typ != fs.types[n] {
+			sc.stateMismatch++
+			continue
+		}
+		st, bits, err := s.codec.Save(e)
+		if err != nil || !bytes.Equal(st[:(bits+7)/8], want) {
+			sc.stateMismatch++
+		}
+	}
+}
+
+// run steps the simulation to until: network deliveries, the server's
+// frames and the clients' frames and sends, in time order.
+func (s *sim) run(until time.Duration) {
+	for s.now < until {
+		s.net.AdvanceTo(s.now)
+		for {
+			n, from, ok := s.sep.ReadFrom(s.buf)
+			if !ok {
+				break
+			}
+			s.srv.HandlePacket(s.now, from, s.buf[:n])
+		}
+		for _, sc := range s.cls {
+			for {
+				n, _, ok := sc.ep.ReadFrom(s.buf)
+				if !ok {
+					break
+				}
+				sc.c.HandlePacket(s.now, s.buf[:n])
+			}
+		}
+		s.srv.Advance(s.now)
+		for _, sc := range s.cls {
+			sc.c.Advance(s.now)
+		}
+		next := s.srv.Next()
+		for _, sc := range s.cls {
+			next = min(next, sc.c.Next())
+		}
+		if t, ok := s.net.NextDelivery(); ok {
+			next = min(next, t)
+		}
+		next = max(min(next, until), s.now+time.Microsecond)
+		s.now = next
+	}
+}

@@ -1,0 +1,75 @@
+package client_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/snapwire/snapwire/client"
+	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/testgame"
+	"github.com/snapwire/snapwire/server"
+)
+
+// Real sockets on 127.0.0.1: a server runner and two client runners play
+// for about a second, then the clients leave cleanly.
+func TestUDPRunners(t *testing.T) {
+	srv, err := server.Listen("127.0.0.1:0", server.Config{VerifyBase: true}, testgame.New(), testgame.DefaultSettings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); srv.Run(ctx) }()
+	cctx, ccancel := context.WithCancel(ctx)
+	var runners []*client.Runner
+	errs := make(chan error, 2)
+	for i := range 2 {
+		r, err := client.Dial(srv.Addr().String(), client.Config{Seed: uint64(i)}, testgame.New(),
+			client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{Forward: 40} }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		runners = append(runners, r)
+		wg.Add(1)
+		go func() { defer wg.Done(); errs <- r.Run(cctx) }()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for _, r := range runners {
+		for {
+			var st client.Stats
+			r.Do(ctx, func(now time.Duration, c *client.Client) { st = c.Stats() })
+			if st.SnapshotsReceived >= 20 {
+				if st.BaseMismatches != 0 || st.DecodeErrors != 0 {
+					t.Errorf("stats %+v", st)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("client stuck: %+v", st)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	n := 0
+	srv.Do(ctx, func(now time.Duration, s *server.Server) { n = s.NumClients() })
+	if n != 2 {
+		t.Errorf("%d clients on the server", n)
+	}
+	ccancel()
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Errorf("client run: %v", err)
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	srv.Do(ctx, func(now time.Duration, s *server.Server) { n = s.NumClients() })
+	if n != 0 {
+		t.Errorf("%d clients left after clean disconnects", n)
+	}
+	cancel()
+	wg.Wait()
+}

@@ -1,0 +1,81 @@
+package proto
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
+
+func TestRoundTrip(t *testing.T) {
+	conn := Connect{Nonce: 7, Cookie: Cookie{1, 2}, Version: Version, RegistryHash: 99, Password: "pw", Name: "bob"}
+	acc := Accept{Nonce: 7, ConnID: 0x1234, Client: 3, GameID: 0xdeadbeef, FrameDur: 16666, Settings: "map=one"}
+	ref := Refuse{Nonce: 7, Reason: ReasonServerFull, Text: "server full"}
+	app := Apply{GameID: 5, Seq: 9, BaseHash: 11}
+	cases := []struct {
+		name  string
+		b     []byte
+		want  []byte
+		parse func([]byte) (any, error)
+		v     any
+	}{
+		{"connect", conn.Append(nil), nil, func(b []byte) (any, error) { return ParseConnect(b) }, conn},
+		{"accept", acc.Append(nil), []byte{4, 7, 0, 0, 0, 0, 0, 0, 0, 0x34, 0x12, 3, 0xef, 0xbe, 0xad, 0xde, 0x1a, 0x41, 0, 0, 7, 0, 'm', 'a', 'p', '=', 'o', 'n', 'e'},
+			func(b []byte) (any, error) { return ParseAccept(b) }, acc},
+		{"refuse", ref.Append(nil), nil, func(b []byte) (any, error) { return ParseRefuse(b) }, ref},
+		{"apply", app.Append(nil), []byte{1, 5, 0, 0, 0, 9, 0, 0, 0, 11, 0, 0, 0}, func(b []byte) (any, error) { return ParseApply(b) }, app},
+		{"challenge", Challenge{Nonce: 1, Cookie: Cookie{9}}.Append(nil), nil, func(b []byte) (any, error) { return ParseChallenge(b) }, Challenge{Nonce: 1, Cookie: Cookie{9}}},
+		{"disconnect", Disconnect{ReasonKicked}.Append(nil), []byte{3, 9}, func(b []byte) (any, error) { return ParseDisconnect(b) }, Disconnect{ReasonKicked}},
+	}
+	for _, tc := range cases {
+		if tc.want != nil && !bytes.Equal(tc.b, tc.want) {
+			t.Errorf("%s: % x, want % x", tc.name, tc.b, tc.want)
+		}
+		v, err := tc.parse(tc.b)
+		if err != nil || v != tc.v {
+			t.Errorf("%s: %+v %v", tc.name, v, err)
+		}
+		for i := range len(tc.b) {
+			if _, err := tc.parse(tc.b[:i]); !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrKind) {
+				t.Errorf("%s: prefix %d: %v", tc.name, i, err)
+			}
+		}
+	}
+	g := GetChallenge{Nonce: 42}.Append(nil)
+	if len(g) != GetChallengeLen {
+		t.Fatalf("getchallenge %d bytes", len(g))
+	}
+	if m, err := ParseGetChallenge(g); err != nil || m.Nonce != 42 {
+		t.Fatal(m, err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add(Connect{Nonce: 7, Name: "x"}.Append(nil))
+	f.Add(Accept{Nonce: 7, FrameDur: 1, Settings: "s"}.Append(nil))
+	f.Add(Refuse{Reason: 1, Text: "t"}.Append(nil))
+	f.Add(Apply{Seq: 1}.Append(nil))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if m, err := ParseConnect(b); err == nil {
+			if m2, err := ParseConnect(m.Append(nil)); err != nil || m2 != m {
+				t.Fatalf("connect round trip: %+v %+v %v", m, m2, err)
+			}
+		}
+		if m, err := ParseAccept(b); err == nil {
+			if m2, err := ParseAccept(m.Append(nil)); err != nil || m2 != m {
+				t.Fatalf("accept round trip")
+			}
+		}
+		if m, err := ParseRefuse(b); err == nil {
+			if m2, err := ParseRefuse(m.Append(nil)); err != nil || m2 != m {
+				t.Fatalf("refuse round trip")
+			}
+		}
+		ParseApply(b)
+		ParseChallenge(b)
+		ParseDisconnect(b)
+		ParseGetChallenge(b)
+		ParseEventsHeader(b)
+		ParseClientHeader(b)
+		ParseLoadGame(b)
+	})
+}

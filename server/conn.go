@@ -1,0 +1,331 @@
+package server
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/snapwire/snapwire/bitmsg"
+	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/netchan"
+	"github.com/snapwire/snapwire/proto"
+	"github.com/snapwire/snapwire/snapshot"
+)
+
+// ClientStats are one client's figures on the server.
+type ClientStats struct {
+	Num    game.ClientNum
+	Name   string
+	Addr   netip.AddrPort
+	ConnID netchan.ConnID
+	InGame bool // its messages carry the current game id
+	// FramesRun counts frames run since its first command; CmdsEarly the
+	// frames whose command had arrived before the server needed it;
+	// Duplicated the frames that reused the previous command (DOOM III §2).
+	FramesRun, CmdsEarly, Duplicated uint64
+	// LateCmds counts commands that arrived after their frame ran.
+	LateCmds uint64
+	// Lead is the latest reported lead (minimum over a snapshot interval of
+	// how early commands arrived, DOOM III §3.2).
+	Lead time.Duration
+	// ClientLead is how far the client says it predicts ahead (§3.3).
+	ClientLead       time.Duration
+	SnapshotsSent    uint64
+	SnapshotsSkipped uint64 // the byte rate was used up (netchan.CanSend)
+	SnapshotBits     uint64 // bits of snapshot bodies built
+	LoadGameSent     uint64
+	AcksApplied      uint64
+	WrongGame        uint64 // messages carrying another game id
+	Channel          netchan.Stats
+}
+
+type client struct {
+	s       *Server
+	num     game.ClientNum
+	id      netchan.ConnID
+	addr    netip.AddrPort
+	nonce   uint64
+	name    string
+	ch      *netchan.Channel
+	enc     *snapshot.Encoder
+	emit    func([]byte)
+	inGame  bool
+	leaving bool
+
+	lastRecv, lastNow time.Duration
+	cmds              [cmdRing]cmdSlot
+	lastCmd           game.UserCmd
+	gotCmd            bool
+	dupSinceSnap      int
+	leadMin           time.Duration
+	leadHave          bool
+	lead              time.Duration
+
+	snapInterval  time.Duration
+	nextSnap      time.Duration
+	lastSnapBytes int
+	evCursor      uint64
+
+	pvs    snapshot.PVS
+	states []game.Snapshotter
+	others []game.PlayerCmd
+	msg    game.UserCmdMessage
+	r      bitmsg.Reader
+	stats  ClientStats
+}
+
+func newClient(s *Server, num game.ClientNum, id netchan.ConnID, from netip.AddrPort, m proto.Connect, now time.Duration) *client {
+	c := &client{
+		s: s, num: num, id: id, addr: from, nonce: m.Nonce, name: m.Name,
+		ch:           netchan.New(s.cfg.Channel, id),
+		lastRecv:     now,
+		lastNow:      now,
+		snapInterval: time.Second / time.Duration(s.cfg.SnapshotRate),
+		nextSnap:     now,
+		states:       make([]game.Snapshotter, s.reg.NumStates()),
+	}
+	c.emit = func(p []byte) { c.s.send.Send(c.addr, p) }
+	return c
+}
+
+// enterGame starts (or restarts) the client in the current game: a fresh
+// encoder whose base is the map base, the saved events, the command
+// history forgotten.
+func (c *client) enterGame() {
+	c.enc = snapshot.NewEncoder(c.s.reg)
+	c.enc.Base().CopyFrom(c.s.mapBase)
+	c.inGame = true
+	c.resetCmds()
+	c.evCursor = c.s.unrelAt + uint64(len(c.s.unrel))
+	for _, m := range c.s.savedMessages() {
+		c.queueReliable(m)
+	}
+}
+
+// leaveGame marks the client as not in the current game (map change or a
+// message with another game id): it is sent "load game" until it answers
+// with the right id.
+func (c *client) leaveGame() {
+	c.inGame = false
+	c.resetCmds()
+	c.enc = snapshot.NewEncoder(c.s.reg)
+	c.enc.Base().CopyFrom(c.s.mapBase)
+}
+
+func (c *client) resetCmds() {
+	c.cmds = [cmdRing]cmdSlot{}
+	c.lastCmd = game.UserCmd{}
+	c.gotCmd = false
+	c.dupSinceSnap = 0
+	c.leadHave = false
+}
+
+func (c *client) queueReliable(m []byte) {
+	if err := c.ch.QueueReliable(m); err != nil {
+		// The client does not acknowledge: it cannot keep up.
+		c.s.drop(c, proto.ReasonProtocolError, false)
+	}
+}
+
+func (c *client) statsCopy() ClientStats {
+	st := c.stats
+	st.Num, st.Name, st.Addr, st.ConnID, st.InGame = c.num, c.name, c.addr, c.id, c.inGame
+	st.Lead = c.lead
+	st.Channel = c.ch.Stats()
+	return st
+}
+
+func (c *client) leadSample(d time.Duration) {
+	if !c.leadHave || d < c.leadMin {
+		c.leadMin = d
+	}
+	c.leadHave = true
+}
+
+// commandFor returns the command for frame f, due at t: the client's own
+// if it arrived, else its last one duplicated (DOOM III §2).
+func (c *client) commandFor(f game.Frame, t time.Duration) game.UserCmd {
+	sl := &c.cmds[int(f)%cmdRing]
+	if c.inGame && sl.valid && sl.frame == f {
+		c.lastCmd = sl.cmd
+		c.leadSample(t - sl.arrival)
+		c.stats.FramesRun++
+		if sl.arrival < t || (sl.arrival == t) {
+			c.stats.CmdsEarly++
+		}
+	} else {
+		*sl = cmdSlot{frame: f, missed: true}
+		if c.inGame && c.gotCmd {
+			c.stats.FramesRun++
+			c.stats.Duplicated++
+			c.dupSinceSnap++
+		}
+	}
+	cmd := c.lastCmd
+	cmd.Frame = f
+	return cmd
+}
+
+// storeCmd keeps a command that arrived at now.
+func (c *client) storeCmd(now time.Duration, cmd game.UserCmd) {
+	s := c.s
+	f := cmd.Frame
+	if f <= s.frame {
+		sl := &c.cmds[int(f)%cmdRing]
+		if sl.frame == f && sl.missed && !sl.valid {
+			sl.valid = true // count the late arrival once
+			c.stats.LateCmds++
+			c.leadSample(s.frameTime(f) - now)
+		}
+		return
+	}
+	if f > s.frame+cmdRing-1 {
+		return
+	}
+	sl := &c.cmds[int(f)%cmdRing]
+	if sl.valid && sl.frame == f {
+		return // first arrival counts
+	}
+	*sl = cmdSlot{frame: f, cmd: cmd, arrival: now, valid: true}
+	c.gotCmd = true
+}
+
+type chanHandler struct {
+	c   *client
+	now time.Duration
+}
+
+func (h *chanHandler) Reliable(msg []byte) {
+	if k, ok := proto.ConnectionlessKind(msg); ok && k == proto.RelDisconnect {
+		h.c.leaving = true
+	}
+}
+
+func (h *chanHandler) Unreliable(typ netchan.MessageType, msg []byte) {
+	c := h.c
+	hdr, body, err := proto.ParseClientHeader(msg)
+	if err != nil {
+		c.s.stats.BadPackets++
+		return
+	}
+	if hdr.GameID != c.s.gameID {
+		c.stats.WrongGame++
+		if c.inGame {
+			c.leaveGame()
+		}
+		return
+	}
+	if !c.inGame {
+		c.enterGame()
+	}
+	if hdr.Ack != 0 {
+		if m, ok := c.enc.Ack(hdr.Ack); ok {
+			c.stats.AcksApplied++
+			if c.s.cfg.OnApply != nil {
+				c.s.cfg.OnApply(c.num, m.Seq, c.enc.Base())
+			}
+			a := proto.Apply{GameID: c.s.gameID, Seq: m.Seq}
+			if c.s.cfg.VerifyBase {
+				a.BaseHash = uint32(c.enc.Base().Hash()) | 1 // 0 means "not sent"
+			}
+			var b [proto.ApplyLen]byte
+			c.queueReliable(a.Append(b[:0]))
+		}
+	}
+	if typ != proto.TypeCommands {
+		return
+	}
+	c.r.Reset(body, len(body)*8)
+	if err := c.msg.Parse(&c.r, game.UserCmd{}); err != nil {
+		c.s.stats.BadPackets++
+		return
+	}
+	c.stats.ClientLead = c.msg.Lead
+	for _, cmd := range c.msg.Cmds {
+		c.storeCmd(h.now, cmd)
+	}
+}
+
+// handle processes one channel packet for this client.
+func (c *client) handle(now time.Duration, from netip.AddrPort, pkt []byte) {
+	before := c.ch.LastReceivedSequence()
+	h := chanHandler{c: c, now: now}
+	c.lastNow = now
+	if err := c.ch.Receive(now, pkt, &h); err != nil {
+		c.s.stats.BadPackets++
+		return
+	}
+	if c.ch.LastReceivedSequence() != before {
+		// A valid new message: the client is alive, and this is where it
+		// is now (a NAT may have changed its port, DOOM III §3).
+		c.lastRecv = now
+		c.addr = from
+	}
+	if c.leaving && c.s.slots[c.num] == c {
+		c.s.drop(c, proto.ReasonClientLeft, false)
+	}
+}
+
+// sendSnapshot sends the client's snapshot for the frame just run (DOOM
+// III §3.2), or "load game" when the client is in another game (§3.1).
+func (c *client) sendSnapshot(now time.Duration) {
+	s := c.s
+	c.lastNow = now
+	if !c.inGame {
+		p := proto.AppendLoadGame(s.buf[:0], s.gameID, s.settings)
+		c.stats.LoadGameSent++
+		c.ch.Send(now, proto.TypeLoadGame, p, c.emit)
+		return
+	}
+	if c.lastSnapBytes > 0 && !c.ch.CanSend(now, c.lastSnapBytes) {
+		c.stats.SnapshotsSkipped++
+		return
+	}
+	c.pvs.Clear()
+	s.g.Visible(c.num, &c.pvs)
+	for i := range c.states {
+		c.states[i] = s.g.State(c.num, game.StateID(i))
+	}
+	c.others = c.others[:0]
+	for _, o := range s.slots {
+		if o == nil || o == c || !o.inGame {
+			continue
+		}
+		if ent, ok := s.g.PlayerEntity(o.num); ok {
+			cmd := o.lastCmd
+			cmd.Frame = s.frame
+			c.others = append(c.others, game.PlayerCmd{Entity: ent, Cmd: cmd})
+		}
+	}
+	sortCmds(c.others)
+	start := int(c.evCursor - s.unrelAt)
+	if start < 0 {
+		start = 0
+	}
+	evs := s.unrel[start:]
+	if len(evs) > snapshot.MaxEvents {
+		evs = evs[:snapshot.MaxEvents]
+	}
+	in := snapshot.Input{
+		Frame: s.frame, Time: s.frameTime(s.frame),
+		Duplicated: c.dupSinceSnap, Lead: c.lead,
+		PVS: &c.pvs, World: s.g, States: c.states, Cmds: c.others, Events: evs,
+	}
+	if c.leadHave {
+		in.Lead = c.leadMin
+	}
+	s.w.Reset(s.buf)
+	s.w.WriteUint32(uint32(s.gameID))
+	if _, err := c.enc.Build(&s.w, &in); err != nil {
+		c.s.stats.BadPackets++
+		return
+	}
+	c.lead = in.Lead
+	c.leadHave = false
+	c.dupSinceSnap = 0
+	c.evCursor = s.unrelAt + uint64(start+len(evs))
+	c.stats.SnapshotBits += uint64(s.w.Len() - 32)
+	p := s.w.Bytes()
+	c.lastSnapBytes = len(p)
+	c.stats.SnapshotsSent++
+	c.ch.Send(now, proto.TypeSnapshot, p, c.emit)
+}

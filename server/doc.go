@@ -1,0 +1,76 @@
+// Package server is the authoritative end of snapwire's DOOM III network
+// architecture (seed 000, §2-§5, §8): an I/O-free core that runs the game
+// at a fixed frame rate and sends each client its snapshots, plus a UDP
+// Runner that drives the core in real time.
+//
+// Layers (DESIGN.md): the core drives a game.Game, builds snapshots with
+// package snapshot (one Encoder, hence one common base, per client), frames
+// the session messages of package proto, and carries them on one
+// netchan.Channel per client. It never reads a clock or a socket: the
+// caller passes now (virtual time since start) to HandlePacket and Advance
+// and gives a Sender for outgoing datagrams; tests drive it over package
+// netsim in virtual time.
+//
+// # Frames and commands (DOOM III §2)
+//
+// Frame f is due at f frame durations after start. Advance runs every frame
+// due, never waiting for input: each client's command for the frame if it
+// arrived, else its previous command duplicated and counted. For every
+// command the server records how early it arrived (the time the frame was
+// due minus the arrival time; a command that arrives after its frame
+// counts with a negative lead, once). The minimum over a snapshot interval
+// is the snapshot header's Lead, with Duplicated the duplicates since the
+// previous snapshot (§3.2); the client steers its clock with it.
+// HandlePacket first runs the frames due strictly before now, so leads do
+// not depend on how often the driver calls Advance.
+//
+// # Snapshots and the common base (§3.2, §4.2, §8)
+//
+// After a frame, each client whose snapshot interval (SnapshotRate, 20 Hz
+// by default, 10-60 per client with SetSnapshotRate) has elapsed gets a
+// snapshot: its PVS from Game.Visible, every non-PVS state, the latest
+// commands of the other players in the game, and the unreliable events
+// logged since its previous snapshot (each written once). When the
+// channel's byte rate is used up (netchan.CanSend with the previous
+// snapshot's size) the snapshot is skipped and counted; its events wait for
+// the next one. Each client's base starts as a copy of the map base,
+// initialised from the map's entities right after Game.Load (§8; non-PVS
+// states start empty on both ends). Every client message acknowledges the
+// last snapshot it received; the ack applies that snapshot to the server's
+// base and queues the reliable "apply S", which the channel delivers before
+// any later snapshot. With Config.VerifyBase the apply carries the low 32
+// bits of the server's base hash, which the client checks.
+//
+// # Events (§5, §8)
+//
+// Reliable events a frame sends go to every client in the game as reliable
+// events messages (packed, up to 1 KiB each). Saved events are kept for
+// late joiners, bounded: the latest per (entity, event id), at most
+// MaxSavedEvents (oldest dropped); each saved event is meant to carry the
+// state it leads to, so replaying the latest is enough. A client entering
+// the game (connect, or answering a map change) gets them all. Unreliable
+// events go into each client's next snapshot only.
+//
+// # Sessions
+//
+// The connectionless handshake (docs/PROTOCOL-session.md): getchallenge ->
+// challenge with a stateless cookie, HMAC-SHA256(secret, address, port,
+// time bucket) truncated to 16 bytes, valid in its bucket and the next;
+// nothing is stored for an address until its connect returns a valid
+// cookie. Connect is checked for version, registry hash, password and a
+// free slot, and answered with accept (connection id, client number, game
+// id, frame duration, settings) or refuse (a reason). Channel packets are
+// routed by connection id (netchan.PeekConnID), not by address; a packet
+// that delivers a new message updates the reply address, so a NAT port
+// change keeps the connection (§3). A client silent for Timeout is dropped;
+// a reliable disconnect message from it removes it; Kick and Shutdown send
+// it one.
+//
+// # Game id (§3.1)
+//
+// Every server message carries the game id; a client whose messages carry
+// another id is sent TypeLoadGame (id and settings) at its snapshot rate
+// instead of snapshots until it answers with the right id, when both ends
+// restart from the map base. ChangeMap loads a new game with a new id and
+// takes every client along that way.
+package server

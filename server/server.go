@@ -1,0 +1,649 @@
+package server
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"time"
+
+	"github.com/snapwire/snapwire/bitmsg"
+	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/netchan"
+	"github.com/snapwire/snapwire/proto"
+	"github.com/snapwire/snapwire/snapshot"
+)
+
+// Sender sends one UDP datagram; pkt is valid only during the call.
+type Sender interface {
+	Send(to netip.AddrPort, pkt []byte)
+}
+
+// SendFunc adapts a function to Sender.
+type SendFunc func(to netip.AddrPort, pkt []byte)
+
+// Send implements Sender.
+func (f SendFunc) Send(to netip.AddrPort, pkt []byte) { f(to, pkt) }
+
+// Config configures a server. Zero fields take the defaults in brackets.
+type Config struct {
+	FrameRate    int    // game frames per second [60] (DOOM III §2)
+	SnapshotRate int    // snapshots per second per client, 10..60 [20] (§3: 10-20 Hz)
+	MaxClients   int    // player slots [8], at most 64
+	Password     string // required in connect when not empty
+	// Secret keys the challenge cookie HMAC; nil derives one from Seed
+	// (tests), so a real server should set it from crypto/rand.
+	Secret []byte
+	Seed   uint64 // seeds connection ids and game ids
+	// Timeout drops a client from which nothing arrived for this long [10s].
+	Timeout time.Duration
+	// CookieLifetime is the width of a cookie's time bucket [10s]; a cookie
+	// is accepted in its bucket and the next.
+	CookieLifetime time.Duration
+	// Channel is the configuration of every client's channel (MTU, byte
+	// Rate, ...); snapshots are skipped when Channel.Rate is used up.
+	Channel netchan.Config
+	// MaxSavedEvents bounds the saved events kept for late joiners [1024].
+	MaxSavedEvents int
+	// VerifyBase makes every "apply S" carry the low 32 bits of the
+	// server's base hash, which the client compares with its own (a live
+	// check of DOOM III §4.2's invariant; costs a hash of the base per ack).
+	VerifyBase bool
+	// OnFrame, if set, is called after every game frame (tests record the
+	// authoritative states here).
+	OnFrame func(f game.Frame)
+	// OnApply, if set, is called when client c's acknowledgement of
+	// snapshot seq has been applied to its base on the server (tests
+	// compare the base with the client's after the same apply).
+	OnApply func(c game.ClientNum, seq snapshot.Seq, base *snapshot.CommonBase)
+}
+
+func (c *Config) defaults() {
+	if c.FrameRate <= 0 {
+		c.FrameRate = 60
+	}
+	if c.SnapshotRate <= 0 {
+		c.SnapshotRate = 20
+	}
+	if c.MaxClients <= 0 {
+		c.MaxClients = 8
+	}
+	if c.MaxClients > 64 {
+		c.MaxClients = 64
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 10 * time.Second
+	}
+	if c.CookieLifetime <= 0 {
+		c.CookieLifetime = 10 * time.Second
+	}
+	if c.MaxSavedEvents <= 0 {
+		c.MaxSavedEvents = 1024
+	}
+}
+
+// Errors.
+var (
+	ErrNoClient = errors.New("server: no such client")
+	ErrConfig   = errors.New("server: invalid configuration")
+)
+
+// cmdRing is the number of frames of commands kept per client: commands
+// more than cmdRing-1 frames ahead of the server are ignored.
+const cmdRing = 256
+
+type cmdSlot struct {
+	frame   game.Frame
+	cmd     game.UserCmd
+	arrival time.Duration
+	valid   bool // the command arrived
+	missed  bool // the frame ran without it (duplicated)
+}
+
+// Server is the I/O-free server core: one goroutine calls HandlePacket and
+// Advance with the current virtual time; packets leave through the Sender.
+type Server struct {
+	cfg      Config
+	g        game.Game
+	reg      *game.Registry
+	send     Sender
+	frameDur time.Duration
+	rng      *rand.Rand
+
+	settings string
+	gameID   game.GameID
+	frame    game.Frame
+	mapBase  *snapshot.CommonBase // the map's states right after Load (§8)
+
+	slots   []*client // by ClientNum; nil when free
+	byID    map[netchan.ConnID]*client
+	events  game.EventBuffer
+	tick    game.Tick
+	saved   []savedEvent
+	unrel   []game.Event // unreliable event log
+	unrelAt uint64       // log index of unrel[0]
+
+	w       bitmsg.Writer
+	buf     []byte
+	oob     []byte
+	evw     bitmsg.Writer
+	evbuf   []byte
+	relMsgs [][]byte
+	stats   Stats
+}
+
+type savedEvent struct {
+	ev   game.Event
+	data [game.MaxEventBytes]byte
+}
+
+// Stats are server-wide counters.
+type Stats struct {
+	Frames           uint64
+	Connects         uint64 // clients accepted
+	Refused          uint64
+	BadCookies       uint64
+	Challenges       uint64
+	Timeouts         uint64
+	Disconnects      uint64
+	BadPackets       uint64 // channel packets rejected or unparsable
+	UnknownConn      uint64 // channel packets for no connection
+	MapChanges       uint64
+	SavedEvents      int // saved events kept now
+	ReliableEvents   uint64
+	UnreliableEvents uint64
+}
+
+// New returns a server running game g, loaded with settings.
+func New(cfg Config, g game.Game, settings string, send Sender) (*Server, error) {
+	cfg.defaults()
+	if cfg.SnapshotRate < 10 || cfg.SnapshotRate > 60 || send == nil || g == nil {
+		return nil, fmt.Errorf("%w: snapshot rate %d (10..60), sender and game required", ErrConfig, cfg.SnapshotRate)
+	}
+	s := &Server{
+		cfg: cfg, g: g, reg: g.Registry(), send: send,
+		frameDur: time.Second / time.Duration(cfg.FrameRate),
+		rng:      rand.New(rand.NewPCG(cfg.Seed, 0x5eed5e17e4)),
+		slots:    make([]*client, cfg.MaxClients),
+		byID:     make(map[netchan.ConnID]*client),
+		buf:      make([]byte, 1<<16),
+		evbuf:    make([]byte, proto.MaxEventsMessageBytes),
+		mapBase:  snapshot.NewCommonBase(g.Registry().NumStates()),
+	}
+	if s.cfg.Secret == nil {
+		s.cfg.Secret = binary.LittleEndian.AppendUint64([]byte("snapwire-test-secret"), cfg.Seed)
+	}
+	if err := s.load(settings); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) newGameID() game.GameID {
+	for {
+		id := game.GameID(s.rng.Uint32())
+		if id != 0 && id != s.gameID {
+			return id
+		}
+	}
+}
+
+// load loads the map and initialises the map base from its entities right
+// after loading (DOOM III §8). Non-PVS states start empty on both ends.
+func (s *Server) load(settings string) error {
+	if err := s.g.Load(settings); err != nil {
+		return err
+	}
+	if err := s.mapBase.Init(s.g, nil); err != nil {
+		return err
+	}
+	s.settings = settings
+	s.gameID = s.newGameID()
+	s.saved = s.saved[:0]
+	s.unrelAt += uint64(len(s.unrel))
+	s.unrel = s.unrel[:0]
+	return nil
+}
+
+// FrameDuration is the length of one game frame.
+func (s *Server) FrameDuration() time.Duration { return s.frameDur }
+
+// Frame is the last frame run.
+func (s *Server) Frame() game.Frame { return s.frame }
+
+// GameID is the id of the game being played (DOOM III §3.1).
+func (s *Server) GameID() game.GameID { return s.gameID }
+
+// Settings are the current game's settings.
+func (s *Server) Settings() string { return s.settings }
+
+// Stats returns the server-wide counters.
+func (s *Server) Stats() Stats {
+	st := s.stats
+	st.SavedEvents = len(s.saved)
+	return st
+}
+
+// frameTime is the time frame f is due: f frame durations after start.
+func (s *Server) frameTime(f game.Frame) time.Duration { return time.Duration(f) * s.frameDur }
+
+// Next is the time of the next frame: a driver calls Advance then.
+func (s *Server) Next() time.Duration { return s.frameTime(s.frame + 1) }
+
+// Advance runs every frame due at or before now (fixed rate, never waiting
+// for input: DOOM III §2), sends the snapshots due and drops clients that
+// timed out.
+func (s *Server) Advance(now time.Duration) {
+	for s.frameTime(s.frame+1) <= now {
+		s.runFrame(s.frameTime(s.frame + 1))
+	}
+	for _, c := range s.slots {
+		if c != nil && now-c.lastRecv > s.cfg.Timeout {
+			s.stats.Timeouts++
+			s.drop(c, proto.ReasonTimeout, false)
+		}
+	}
+}
+
+// HandlePacket processes one datagram from the network. Frames due
+// strictly before now run first, so a command's lead is measured against
+// the time the server needed it whatever the driver's step.
+func (s *Server) HandlePacket(now time.Duration, from netip.AddrPort, pkt []byte) {
+	for s.frameTime(s.frame+1) < now {
+		s.runFrame(s.frameTime(s.frame + 1))
+	}
+	if netchan.IsConnectionless(pkt) {
+		s.handleConnectionless(now, from, pkt[4:])
+		return
+	}
+	id, ok := netchan.PeekConnID(pkt)
+	if !ok {
+		s.stats.BadPackets++
+		return
+	}
+	c := s.byID[id]
+	if c == nil {
+		s.stats.UnknownConn++
+		return
+	}
+	c.handle(now, from, pkt)
+}
+
+// runFrame runs the next frame at its due time t.
+func (s *Server) runFrame(t time.Duration) {
+	f := s.frame + 1
+	s.events.Reset()
+	s.events.Frame = f
+	cmds := s.tick.Cmds[:0]
+	for _, c := range s.slots {
+		if c == nil {
+			continue
+		}
+		cmd := c.commandFor(f, t)
+		if ent, ok := s.g.PlayerEntity(c.num); ok {
+			cmds = append(cmds, game.PlayerCmd{Entity: ent, Cmd: cmd})
+		}
+	}
+	sortCmds(cmds)
+	s.tick = game.Tick{Frame: f, Cmds: cmds, Events: &s.events}
+	s.g.RunFrame(&s.tick)
+	s.frame = f
+	s.stats.Frames++
+	s.dispatchEvents()
+	if s.cfg.OnFrame != nil {
+		s.cfg.OnFrame(f)
+	}
+	for _, c := range s.slots {
+		// Half a frame of tolerance: 20 Hz at 60 Hz is every 3rd frame.
+		if c != nil && t+s.frameDur/2 >= c.nextSnap {
+			c.nextSnap += c.snapInterval
+			if c.nextSnap < t {
+				c.nextSnap = t
+			}
+			c.sendSnapshot(t)
+		}
+	}
+}
+
+func sortCmds(c []game.PlayerCmd) {
+	for i := 1; i < len(c); i++ {
+		for j := i; j > 0 && c[j].Entity < c[j-1].Entity; j-- {
+			c[j], c[j-1] = c[j-1], c[j]
+		}
+	}
+}
+
+// dispatchEvents sends this frame's reliable events to every client in
+// the game, keeps the saved ones for late joiners and logs the unreliable
+// ones for each client's next snapshot (DOOM III §5, §8).
+func (s *Server) dispatchEvents() {
+	evs := s.events.Events()
+	if len(evs) == 0 {
+		return
+	}
+	var rel []game.Event
+	for i := range evs {
+		ev := evs[i]
+		if !ev.Reliable {
+			s.stats.UnreliableEvents++
+			ev.Data = append([]byte(nil), ev.Data...)
+			s.unrel = append(s.unrel, ev)
+			continue
+		}
+		s.stats.ReliableEvents++
+		rel = append(rel, ev)
+		if ev.Save {
+			s.save(ev)
+		}
+	}
+	// Trim the unreliable log: nobody needs entries older than every
+	// client's cursor; past 4096 entries the oldest are dropped anyway.
+	min := s.unrelAt + uint64(len(s.unrel))
+	for _, c := range s.slots {
+		if c != nil && c.evCursor < min {
+			min = c.evCursor
+		}
+	}
+	if len(s.unrel) > 4096 {
+		min = max(min, s.unrelAt+uint64(len(s.unrel))-4096)
+	}
+	if k := int(min - s.unrelAt); k > 0 {
+		s.unrel = append(s.unrel[:0], s.unrel[k:]...)
+		s.unrelAt = min
+	}
+	if len(rel) == 0 {
+		return
+	}
+	msgs := s.eventMessages(rel)
+	for _, c := range s.slots {
+		if c != nil && c.inGame {
+			for _, m := range msgs {
+				c.queueReliable(m)
+			}
+		}
+	}
+}
+
+// save keeps ev for late joiners. Only the latest saved event per (entity,
+// event id) is kept: each saved event is expected to carry the state it
+// leads to (a door's "now open"), so replaying the latest reproduces the
+// state; at most MaxSavedEvents are kept, the oldest dropped first.
+func (s *Server) save(ev game.Event) {
+	for i := range s.saved {
+		if s.saved[i].ev.Entity == ev.Entity && s.saved[i].ev.ID == ev.ID {
+			s.saved = append(s.saved[:i], s.saved[i+1:]...)
+			break
+		}
+	}
+	if len(s.saved) >= s.cfg.MaxSavedEvents {
+		s.saved = append(s.saved[:0], s.saved[1:]...)
+	}
+	s.saved = append(s.saved, savedEvent{ev: ev})
+	se := &s.saved[len(s.saved)-1]
+	n := copy(se.data[:], ev.Data)
+	se.ev.Data = se.data[:n]
+}
+
+// eventMessages packs events into reliable events messages of at most
+// proto.MaxEventsMessageBytes bytes each. The result aliases s until the
+// next call.
+func (s *Server) eventMessages(evs []game.Event) [][]byte {
+	s.relMsgs = s.relMsgs[:0]
+	i := 0
+	for i < len(evs) {
+		s.evw.Reset(s.evbuf[proto.EventsHeaderLen:])
+		n := 0
+		for i < len(evs) && n < 255 {
+			before := s.evw.Len()
+			if game.EventWireBits(evs[i].Bits) > s.evw.BitsLeft() || evs[i].Write(&s.evw) != nil {
+				s.evw.Truncate(before)
+				if n == 0 { // cannot happen: an event is at most 296 bytes
+					i++
+				}
+				break
+			}
+			n++
+			i++
+		}
+		if n == 0 {
+			continue
+		}
+		body := s.evw.Bytes()
+		m := proto.AppendEventsHeader(make([]byte, 0, proto.EventsHeaderLen+len(body)), s.gameID, n)
+		s.relMsgs = append(s.relMsgs, append(m, body...))
+	}
+	return s.relMsgs
+}
+
+func (s *Server) savedMessages() [][]byte {
+	evs := make([]game.Event, len(s.saved))
+	for i := range s.saved {
+		evs[i] = s.saved[i].ev
+	}
+	return s.eventMessages(evs)
+}
+
+// ChangeMap loads a new game (DOOM III §3.1): a new game id, the map
+// loaded, the map base re-initialised, every player re-added. Each client
+// is sent "load game" until its messages carry the new id; then it gets
+// fresh bases on both ends, the saved events of the new game and
+// snapshots.
+func (s *Server) ChangeMap(settings string) error {
+	if err := s.load(settings); err != nil {
+		return err
+	}
+	s.stats.MapChanges++
+	for _, c := range s.slots {
+		if c == nil {
+			continue
+		}
+		if err := s.g.ClientConnected(c.num); err != nil {
+			s.drop(c, proto.ReasonKicked, true)
+			continue
+		}
+		c.leaveGame()
+	}
+	return nil
+}
+
+// Kick drops client c with a reliable disconnect message.
+func (s *Server) Kick(c game.ClientNum) error {
+	if int(c) >= len(s.slots) || s.slots[c] == nil {
+		return ErrNoClient
+	}
+	s.drop(s.slots[c], proto.ReasonKicked, true)
+	return nil
+}
+
+// Shutdown drops every client with a reliable disconnect message.
+func (s *Server) Shutdown() {
+	for _, c := range s.slots {
+		if c != nil {
+			s.drop(c, proto.ReasonShutdown, true)
+		}
+	}
+}
+
+// drop removes client c; with notify, a disconnect message is sent in
+// three packets (to survive loss; nothing waits for the ack).
+func (s *Server) drop(c *client, why proto.Reason, notify bool) {
+	if notify {
+		if c.ch.QueueReliable(proto.Disconnect{Reason: why}.Append(nil)) == nil {
+			for range 3 {
+				c.ch.Send(c.lastNow, netchan.TypeNone, nil, c.emit)
+			}
+		}
+	}
+	s.stats.Disconnects++
+	s.slots[c.num] = nil
+	delete(s.byID, c.id)
+	s.g.ClientDisconnected(c.num)
+}
+
+// NumClients is the number of connected clients.
+func (s *Server) NumClients() int { return len(s.byID) }
+
+// Clients returns the statistics of every connected client, by slot.
+func (s *Server) Clients() []ClientStats {
+	var out []ClientStats
+	for _, c := range s.slots {
+		if c != nil {
+			out = append(out, c.statsCopy())
+		}
+	}
+	return out
+}
+
+// Client returns client n's statistics.
+func (s *Server) Client(n game.ClientNum) (ClientStats, bool) {
+	if int(n) >= len(s.slots) || s.slots[n] == nil {
+		return ClientStats{}, false
+	}
+	return s.slots[n].statsCopy(), true
+}
+
+// SetSnapshotRate sets client n's snapshot rate, 10..60 Hz.
+func (s *Server) SetSnapshotRate(n game.ClientNum, hz int) error {
+	if int(n) >= len(s.slots) || s.slots[n] == nil {
+		return ErrNoClient
+	}
+	if hz < 10 || hz > 60 {
+		return fmt.Errorf("%w: snapshot rate %d outside 10..60", ErrConfig, hz)
+	}
+	s.slots[n].snapInterval = time.Second / time.Duration(hz)
+	return nil
+}
+
+// BaseHash returns the hash of client n's common base on the server.
+func (s *Server) BaseHash(n game.ClientNum) (uint64, snapshot.Seq, bool) {
+	if int(n) >= len(s.slots) || s.slots[n] == nil {
+		return 0, 0, false
+	}
+	b := s.slots[n].enc.Base()
+	return b.Hash(), b.Seq(), true
+}
+
+// cookie computes the stateless challenge cookie for addr in time bucket
+// b: HMAC-SHA256(secret, addr 16 bytes | port 2 | bucket 8) truncated to
+// 16 bytes.
+func (s *Server) cookie(addr netip.AddrPort, b int64) proto.Cookie {
+	m := hmac.New(sha256.New, s.cfg.Secret)
+	var buf [26]byte
+	a := addr.Addr().As16()
+	copy(buf[:16], a[:])
+	binary.LittleEndian.PutUint16(buf[16:], addr.Port())
+	binary.LittleEndian.PutUint64(buf[18:], uint64(b))
+	m.Write(buf[:])
+	var c proto.Cookie
+	copy(c[:], m.Sum(nil))
+	return c
+}
+
+func (s *Server) bucket(now time.Duration) int64 { return int64(now / s.cfg.CookieLifetime) }
+
+func (s *Server) cookieValid(now time.Duration, addr netip.AddrPort, c proto.Cookie) bool {
+	b := s.bucket(now)
+	for _, k := range [2]int64{b, b - 1} {
+		want := s.cookie(addr, k)
+		if hmac.Equal(want[:], c[:]) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) sendOOB(to netip.AddrPort, payload []byte) {
+	s.oob = netchan.AppendConnectionless(s.oob[:0], payload)
+	s.send.Send(to, s.oob)
+}
+
+// handleConnectionless answers the handshake. Nothing is stored for an
+// address until its connect carries a valid cookie, which proves the
+// sender receives at that address.
+func (s *Server) handleConnectionless(now time.Duration, from netip.AddrPort, p []byte) {
+	kind, ok := proto.ConnectionlessKind(p)
+	if !ok {
+		return
+	}
+	switch kind {
+	case proto.KindGetChallenge:
+		m, err := proto.ParseGetChallenge(p)
+		if err != nil {
+			return
+		}
+		s.stats.Challenges++
+		s.sendOOB(from, proto.Challenge{Nonce: m.Nonce, Cookie: s.cookie(from, s.bucket(now))}.Append(nil))
+	case proto.KindConnect:
+		m, err := proto.ParseConnect(p)
+		if err != nil {
+			return
+		}
+		s.connect(now, from, m)
+	}
+}
+
+func (s *Server) refuse(to netip.AddrPort, nonce uint64, why proto.Reason) {
+	s.stats.Refused++
+	s.sendOOB(to, proto.Refuse{Nonce: nonce, Reason: why, Text: why.String()}.Append(nil))
+}
+
+func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect) {
+	if !s.cookieValid(now, from, m.Cookie) {
+		s.stats.BadCookies++
+		s.refuse(from, m.Nonce, proto.ReasonBadCookie)
+		return
+	}
+	// A repeated connect (the accept was lost): answer again.
+	for _, c := range s.slots {
+		if c != nil && c.addr == from && c.nonce == m.Nonce {
+			s.sendOOB(from, s.accept(c))
+			return
+		}
+	}
+	switch {
+	case m.Version != proto.Version:
+		s.refuse(from, m.Nonce, proto.ReasonWrongVersion)
+		return
+	case m.RegistryHash != s.reg.Hash():
+		s.refuse(from, m.Nonce, proto.ReasonWrongRegistry)
+		return
+	case s.cfg.Password != "" && !hmac.Equal([]byte(m.Password), []byte(s.cfg.Password)):
+		s.refuse(from, m.Nonce, proto.ReasonWrongPassword)
+		return
+	}
+	slot := -1
+	for i, c := range s.slots {
+		if c == nil {
+			slot = i
+			break
+		}
+	}
+	if slot < 0 {
+		s.refuse(from, m.Nonce, proto.ReasonServerFull)
+		return
+	}
+	var id netchan.ConnID
+	for id == 0 || s.byID[id] != nil {
+		id = netchan.ConnID(s.rng.Uint32())
+	}
+	c := newClient(s, game.ClientNum(slot), id, from, m, now)
+	if err := s.g.ClientConnected(c.num); err != nil {
+		s.refuse(from, m.Nonce, proto.ReasonServerFull)
+		return
+	}
+	s.slots[slot] = c
+	s.byID[id] = c
+	s.stats.Connects++
+	c.enterGame()
+	s.sendOOB(from, s.accept(c))
+}
+
+func (s *Server) accept(c *client) []byte {
+	return proto.Accept{
+		Nonce: c.nonce, ConnID: c.id, Client: c.num, GameID: s.gameID,
+		FrameDur: uint32(s.frameDur / time.Microsecond), Settings: s.settings,
+	}.Append(nil)
+}

@@ -1,0 +1,267 @@
+package server
+
+import (
+	"bytes"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/snapwire/snapwire/bitmsg"
+	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/testgame"
+	"github.com/snapwire/snapwire/netchan"
+	"github.com/snapwire/snapwire/proto"
+)
+
+type sent struct {
+	to  netip.AddrPort
+	pkt []byte
+}
+
+type rec struct{ out []sent }
+
+func (r *rec) Send(to netip.AddrPort, p []byte) {
+	r.out = append(r.out, sent{to, bytes.Clone(p)})
+}
+
+func (r *rec) take() []sent { o := r.out; r.out = nil; return o }
+
+func newTest(t testing.TB, cfg Config) (*Server, *rec) {
+	t.Helper()
+	r := &rec{}
+	s, err := New(cfg, testgame.New(), testgame.DefaultSettings, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, r
+}
+
+func oob(p []byte) []byte { return netchan.AppendConnectionless(nil, p) }
+
+// handshake runs getchallenge and connect from addr and returns the last
+// answer's payload.
+func handshake(t testing.TB, s *Server, r *rec, now time.Duration, addr netip.AddrPort, m proto.Connect) []byte {
+	t.Helper()
+	s.HandlePacket(now, addr, oob(proto.GetChallenge{Nonce: m.Nonce}.Append(nil)))
+	out := r.take()
+	if len(out) != 1 {
+		t.Fatalf("%d answers to getchallenge", len(out))
+	}
+	ch, err := proto.ParseChallenge(out[0].pkt[4:])
+	if err != nil || ch.Nonce != m.Nonce {
+		t.Fatalf("challenge: %v", err)
+	}
+	if len(out[0].pkt) > proto.GetChallengeLen+4 {
+		t.Errorf("challenge of %d bytes amplifies a %d-byte request", len(out[0].pkt), proto.GetChallengeLen+4)
+	}
+	m.Cookie = ch.Cookie
+	s.HandlePacket(now, addr, oob(m.Append(nil)))
+	out = r.take()
+	if len(out) != 1 {
+		t.Fatalf("%d answers to connect", len(out))
+	}
+	return out[0].pkt[4:]
+}
+
+func goodConnect(nonce uint64) proto.Connect {
+	return proto.Connect{Nonce: nonce, Version: proto.Version, RegistryHash: testgame.NewRegistry().Hash(), Name: "x"}
+}
+
+func addr(i int) netip.AddrPort {
+	return netip.AddrPortFrom(netip.AddrFrom4([4]byte{192, 0, 2, byte(i)}), uint16(1000+i))
+}
+
+func TestRefusals(t *testing.T) {
+	s, r := newTest(t, Config{MaxClients: 1, Password: "pw"})
+	cases := []struct {
+		name string
+		mod  func(*proto.Connect)
+		want proto.Reason
+	}{
+		{"wrong version", func(m *proto.Connect) { m.Version = 99; m.Password = "pw" }, proto.ReasonWrongVersion},
+		{"wrong registry", func(m *proto.Connect) { m.RegistryHash++; m.Password = "pw" }, proto.ReasonWrongRegistry},
+		{"wrong password", func(m *proto.Connect) { m.Password = "nope" }, proto.ReasonWrongPassword},
+	}
+	for i, tc := range cases {
+		m := goodConnect(uint64(i + 1))
+		tc.mod(&m)
+		ans := handshake(t, s, r, 0, addr(i), m)
+		ref, err := proto.ParseRefuse(ans)
+		if err != nil || ref.Reason != tc.want {
+			t.Errorf("%s: got %v %v, want %v", tc.name, ref.Reason, err, tc.want)
+		}
+	}
+	m := goodConnect(10)
+	m.Password = "pw"
+	if _, err := proto.ParseAccept(handshake(t, s, r, 0, addr(10), m)); err != nil {
+		t.Fatalf("good connect: %v", err)
+	}
+	m = goodConnect(11)
+	m.Password = "pw"
+	if ref, _ := proto.ParseRefuse(handshake(t, s, r, 0, addr(11), m)); ref.Reason != proto.ReasonServerFull {
+		t.Errorf("second client: %v, want server full", ref.Reason)
+	}
+	// A cookie for another address, and an expired one.
+	s.HandlePacket(0, addr(12), oob(proto.GetChallenge{Nonce: 12}.Append(nil)))
+	ch, _ := proto.ParseChallenge(r.take()[0].pkt[4:])
+	m = goodConnect(12)
+	m.Password, m.Cookie = "pw", ch.Cookie
+	s.HandlePacket(0, addr(13), oob(m.Append(nil)))
+	s.HandlePacket(25*time.Second, addr(12), oob(m.Append(nil)))
+	refusals := 0
+	for _, o := range r.take() {
+		if !netchan.IsConnectionless(o.pkt) {
+			continue // snapshots to the connected client
+		}
+		refusals++
+		if ref, _ := proto.ParseRefuse(o.pkt[4:]); ref.Reason != proto.ReasonBadCookie {
+			t.Errorf("stolen or expired cookie: %v", ref.Reason)
+		}
+	}
+	if refusals != 2 {
+		t.Errorf("%d refusals for a stolen and an expired cookie", refusals)
+	}
+	if s.NumClients() != 1 {
+		t.Errorf("%d clients", s.NumClients())
+	}
+}
+
+// Acceptance: connect attempts from spoofed addresses leave no per-address
+// state on the server.
+func TestSpoofedConnectsLeaveNoState(t *testing.T) {
+	s, r := newTest(t, Config{})
+	var cookie proto.Cookie
+	for i := range 5000 {
+		from := netip.AddrPortFrom(netip.AddrFrom4([4]byte{198, 51, byte(i >> 8), byte(i)}), uint16(i))
+		s.HandlePacket(time.Duration(i)*time.Millisecond, from, oob(proto.GetChallenge{Nonce: uint64(i)}.Append(nil)))
+		m := goodConnect(uint64(i))
+		cookie[0] = byte(i)
+		m.Cookie = cookie // the spoofer never sees the challenge
+		s.HandlePacket(time.Duration(i)*time.Millisecond, from, oob(m.Append(nil)))
+		// An unpadded getchallenge is ignored (no amplification).
+		s.HandlePacket(0, from, oob(proto.GetChallenge{Nonce: 1}.Append(nil)[:11]))
+	}
+	r.take()
+	if s.NumClients() != 0 || len(s.byID) != 0 {
+		t.Fatalf("state after spoofed connects: %d clients, %d ids", s.NumClients(), len(s.byID))
+	}
+	for _, c := range s.slots {
+		if c != nil {
+			t.Fatal("a slot was taken")
+		}
+	}
+	if st := s.Stats(); st.BadCookies != 5000 || st.Connects != 0 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// connected returns a server with one client connected through the
+// handshake, and the client's channel.
+func connected(t testing.TB, cfg Config) (*Server, *rec, *netchan.Channel, proto.Accept) {
+	t.Helper()
+	s, r := newTest(t, cfg)
+	acc, err := proto.ParseAccept(handshake(t, s, r, 0, addr(1), goodConnect(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, r, netchan.New(netchan.Config{}, acc.ConnID), acc
+}
+
+func cmdMsg(id game.GameID, ack uint32, f game.Frame) []byte {
+	w := bitmsg.NewWriter(make([]byte, 256))
+	w.WriteUint32(uint32(id))
+	w.WriteUint32(ack)
+	m := game.UserCmdMessage{Cmds: []game.UserCmd{{Frame: f, Forward: 10}}}
+	m.Append(w, game.UserCmd{})
+	return bytes.Clone(w.Bytes())
+}
+
+type sink struct{ typs []netchan.MessageType }
+
+func (s *sink) Reliable([]byte) {}
+func (s *sink) Unreliable(t netchan.MessageType, m []byte) {
+	s.typs = append(s.typs, t)
+}
+
+func TestTimeoutAndDisconnect(t *testing.T) {
+	s, _, ch, _ := connected(t, Config{Timeout: 2 * time.Second})
+	s.Advance(1900 * time.Millisecond)
+	if s.NumClients() != 1 {
+		t.Fatal("dropped early")
+	}
+	s.Advance(2100 * time.Millisecond)
+	if s.NumClients() != 0 || s.Stats().Timeouts != 1 {
+		t.Fatalf("not dropped after the timeout: %d clients", s.NumClients())
+	}
+	// Clean disconnect: a reliable disconnect message.
+	s, _, ch, acc := connected(t, Config{})
+	ch.QueueReliable(proto.Disconnect{Reason: proto.ReasonClientLeft}.Append(nil))
+	ch.Send(0, proto.TypeIdle, (proto.ClientHeader{GameID: acc.GameID}).Append(nil), func(p []byte) {
+		s.HandlePacket(10*time.Millisecond, addr(1), p)
+	})
+	if s.NumClients() != 0 {
+		t.Fatal("client not removed after its disconnect message")
+	}
+}
+
+// A client whose messages carry another game id is sent "load game" until
+// it answers with the right one (DOOM III §3.1).
+func TestWrongGameGetsLoadGame(t *testing.T) {
+	s, r, ch, acc := connected(t, Config{})
+	var got sink
+	now := time.Duration(0)
+	for i := range 30 {
+		now = time.Duration(i) * 17 * time.Millisecond
+		ch.Send(now, proto.TypeCommands, cmdMsg(acc.GameID+1, 0, game.Frame(i+1)), func(p []byte) { s.HandlePacket(now, addr(1), p) })
+		s.Advance(now)
+		for _, o := range r.take() {
+			ch.Receive(now, o.pkt, &got)
+		}
+	}
+	loads := 0
+	for _, typ := range got.typs {
+		if typ == proto.TypeLoadGame {
+			loads++
+		} else {
+			t.Fatalf("message type %d sent to a client in the wrong game", typ)
+		}
+	}
+	if loads == 0 {
+		t.Fatal("no load game message")
+	}
+	got.typs = nil
+	for i := 30; i < 40; i++ {
+		now = time.Duration(i) * 17 * time.Millisecond
+		ch.Send(now, proto.TypeCommands, cmdMsg(acc.GameID, 0, s.Frame()+2), func(p []byte) { s.HandlePacket(now, addr(1), p) })
+		s.Advance(now)
+		for _, o := range r.take() {
+			ch.Receive(now, o.pkt, &got)
+		}
+	}
+	if len(got.typs) == 0 || got.typs[len(got.typs)-1] != proto.TypeSnapshot {
+		t.Fatalf("no snapshots after answering with the right game: %v", got.typs)
+	}
+}
+
+func FuzzHandlePacket(f *testing.F) {
+	f.Add(oob(proto.GetChallenge{Nonce: 1}.Append(nil)))
+	f.Add(oob(goodConnect(1).Append(nil)))
+	f.Add([]byte{0, 1, 0, 0, 1, 0, 0, 0})
+	s0, _, ch, acc := connected(f, Config{})
+	_ = s0
+	ch.Send(0, proto.TypeCommands, cmdMsg(acc.GameID, 3, 5), func(p []byte) { f.Add(bytes.Clone(p)) })
+	f.Fuzz(func(t *testing.T, pkt []byte) {
+		s, r, _, acc2 := connected(t, Config{})
+		if acc2.ConnID != acc.ConnID {
+			t.Skip()
+		}
+		s.HandlePacket(time.Millisecond, addr(1), pkt)
+		s.HandlePacket(time.Millisecond, addr(2), pkt)
+		s.Advance(100 * time.Millisecond)
+		for _, o := range r.take() {
+			if len(o.pkt) > 1500 {
+				t.Fatalf("sent %d bytes", len(o.pkt))
+			}
+		}
+	})
+}
