@@ -56,12 +56,32 @@ func (p *pending) addState(id game.StateID, state []byte, nbits int) {
 // ring holds the pending snapshots, slot seq % RingSize.
 type ring struct {
 	slots [RingSize]pending
+	// The largest snapshot built so far (entities, states, state bytes). A slot is brought up
+	// to it, with a quarter more, when it is started: otherwise each of the RingSize slots
+	// would grow on its own the first time it met a snapshot larger than its own past ones,
+	// and allocations would trickle on long after the largest snapshot was seen.
+	maxEnts, maxStates, maxBuf int
 }
 
 // start returns the slot for seq, emptied and not yet valid.
 func (r *ring) start(seq Seq) *pending {
+	prev := &r.slots[(seq-1)%RingSize]
+	if prev.seq == seq-1 {
+		r.maxEnts = max(r.maxEnts, len(prev.ents))
+		r.maxStates = max(r.maxStates, len(prev.states))
+		r.maxBuf = max(r.maxBuf, len(prev.buf))
+	}
 	p := &r.slots[seq%RingSize]
 	p.reset(seq)
+	if cap(p.ents) < r.maxEnts {
+		p.ents = make([]pendingEnt, 0, r.maxEnts+r.maxEnts/4)
+	}
+	if cap(p.states) < r.maxStates {
+		p.states = make([]pendingState, 0, r.maxStates)
+	}
+	if cap(p.buf) < r.maxBuf {
+		p.buf = make([]byte, 0, r.maxBuf+r.maxBuf/4)
+	}
 	return p
 }
 

@@ -1,0 +1,184 @@
+package bench
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/snapwire/snapwire/bitmsg"
+	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/q3/huffman"
+	"github.com/snapwire/snapwire/snapshot"
+	"github.com/snapwire/snapwire/zrle"
+)
+
+// fixture is a short recording of one scenario with its tables, shared by the benchmarks.
+type fixture struct {
+	rec    *Recording
+	t      *Q3Tables
+	base   *snapshot.CommonBase
+	pvs256 []snapshot.PVS
+}
+
+var (
+	fixMu sync.Mutex
+	fixes = map[string]*fixture{}
+)
+
+func getFixture(tb testing.TB, name string) *fixture {
+	fixMu.Lock()
+	defer fixMu.Unlock()
+	if f := fixes[name]; f != nil {
+		return f
+	}
+	for _, sc := range Scenarios() {
+		if sc.Name != name {
+			continue
+		}
+		rec, err := Record(sc, 60, 80)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		t, base, err := Tables(rec)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		f := &fixture{rec: rec, t: t, base: base}
+		for i := range rec.Ticks {
+			f.pvs256 = append(f.pvs256, visible256(&rec.Ticks[i], 0))
+		}
+		fixes[name] = f
+		return f
+	}
+	tb.Fatalf("no scenario %q", name)
+	return nil
+}
+
+// doom3Loop builds client 0's snapshots over the recording again and again, acknowledging
+// the one two back (100 ms RTT at 20 Hz), and compresses each as the channel does.
+type doom3Loop struct {
+	f    *fixture
+	enc  *snapshot.Encoder
+	w    *bitmsg.Writer
+	buf  []byte
+	z    []byte
+	sts  []game.Snapshotter
+	cmds []game.PlayerCmd
+	i    int
+	use  bool // the 256-entity PVS
+}
+
+func newDoom3Loop(f *fixture, use256 bool) *doom3Loop {
+	l := &doom3Loop{f: f, enc: snapshot.NewEncoder(f.rec.Load.Registry()), buf: make([]byte, 1<<18), z: make([]byte, 1<<19), use: use256}
+	l.enc.Base().CopyFrom(f.base)
+	l.w = bitmsg.NewWriter(l.buf)
+	return l
+}
+
+func (l *doom3Loop) step(tb testing.TB) int {
+	ti := l.i % len(l.f.rec.Ticks)
+	l.i++
+	tk := &l.f.rec.Ticks[ti]
+	pvs := &tk.PVS[0]
+	if l.use {
+		pvs = &l.f.pvs256[ti]
+	}
+	l.cmds = l.cmds[:0]
+	for _, pc := range tk.Cmds {
+		if pc.Entity != 0 {
+			l.cmds = append(l.cmds, pc)
+		}
+	}
+	l.sts = states(tk.World, 0, l.sts)
+	in := snapshot.Input{Frame: tk.Frame, PVS: pvs, World: tk.World, States: l.sts, Cmds: l.cmds}
+	l.w.Reset(l.buf)
+	h, err := l.enc.Build(l.w, &in)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if h.Seq > 2 {
+		l.enc.Ack(h.Seq - 2)
+	}
+	zb, err := zrle.Compress(l.z, l.w.Bytes(), l.w.Len(), zrle.DefaultWordBits)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return (zb + 7) / 8
+}
+
+func benchDoom3(b *testing.B, name string, use256 bool) {
+	f := getFixture(b, name)
+	l := newDoom3Loop(f, use256)
+	for range 2 * len(f.rec.Ticks) {
+		l.step(b)
+	}
+	b.ReportAllocs()
+	bytes, n := 0, 0
+	for b.Loop() {
+		bytes += l.step(b)
+		n++
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n)/1000, "µs/client-snapshot")
+	b.ReportMetric(float64(bytes)/float64(n), "bytes/snapshot")
+}
+
+// BenchmarkDoom3Build256 is the server-cost target: one client's snapshot with exactly 256
+// visible arena entities (64-player map: players and rockets, the widest types), built,
+// acknowledged and zrle-compressed.
+func BenchmarkDoom3Build256(b *testing.B)       { benchDoom3(b, "64p", true) }
+func BenchmarkDoom3Build256Static(b *testing.B) { benchDoom3(b, "static", true) }
+func BenchmarkDoom3Build16p(b *testing.B)       { benchDoom3(b, "16p", false) }
+func BenchmarkDoom3BuildChurn(b *testing.B)     { benchDoom3(b, "churn", false) }
+
+func benchQuake3(b *testing.B, name string, use256 bool) {
+	f := getFixture(b, name)
+	q := NewQ3Encoder(f.t)
+	fr := new(Q3Frame)
+	codec := snapshot.NewStateCodec()
+	buf := make([]byte, 1<<18)
+	w := bitmsg.NewWriter(buf)
+	huff := huffman.FixedCode()
+	ps := make([][]uint32, len(f.t.PS))
+	for i, l := range f.t.PS {
+		ps[i] = make([]uint32, l.Fields())
+	}
+	i := 0
+	step := func() int {
+		ti := i % len(f.rec.Ticks)
+		i++
+		tk := &f.rec.Ticks[ti]
+		pvs := &tk.PVS[0]
+		if use256 {
+			pvs = &f.pvs256[ti]
+		}
+		if err := fillQ3Frame(fr, tk.World, f.t.U, codec); err != nil {
+			b.Fatal(err)
+		}
+		if err := psFields(f.t, tk.World, 0, codec, ps); err != nil {
+			b.Fatal(err)
+		}
+		q.Snapshot(tk.Frame, fr, pvs, ps, nil)
+		w.Reset(buf)
+		if err := q.Write(w, huff); err != nil {
+			b.Fatal(err)
+		}
+		if q.next > 3 {
+			q.Ack(q.next - 3)
+		}
+		return (w.Len() + 7) / 8
+	}
+	for range 2 * len(f.rec.Ticks) {
+		step()
+	}
+	b.ReportAllocs()
+	bytes, n := 0, 0
+	for b.Loop() {
+		bytes += step()
+		n++
+	}
+	b.ReportMetric(float64(bytes)/float64(n), "bytes/snapshot")
+}
+
+// BenchmarkQuake3Build256 includes filling the whole frame's fixed states (shared by all
+// clients in a real server), so it overstates the per-client cost; the harness amortises it.
+func BenchmarkQuake3Build256(b *testing.B) { benchQuake3(b, "64p", true) }
+func BenchmarkQuake3Build16p(b *testing.B) { benchQuake3(b, "16p", false) }

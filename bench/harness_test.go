@@ -1,0 +1,274 @@
+package bench
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/snapwire/snapwire/bitmsg"
+	"github.com/snapwire/snapwire/examples/arena"
+	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/q3/huffman"
+	"github.com/snapwire/snapwire/snapshot"
+)
+
+// The probe must find exactly the fields the arena types write (entities.go, score.go).
+func TestProbeLayoutArena(t *testing.T) {
+	b := func(max uint32) uint8 { return uint8(bitmsg.BitsFor(max)) }
+	for _, c := range []struct {
+		e    game.Snapshotter
+		want []uint8
+	}{
+		{&arena.Player{}, []uint8{32, 32, 16, 16, 16, b(arena.RocketCooldown), 2, b(arena.MaxHealth), b(arena.MaxArmor), 2, 32}},
+		{&arena.Rocket{}, []uint8{32, 32, 16, 16, 32, 32}},
+		{&arena.Door{}, []uint8{2, 32}},
+		{&arena.Light{}, []uint8{1}},
+		{&arena.Pickup{}, []uint8{32}},
+		{&arena.Prop{}, []uint8{16}},
+		{&arena.PlayerStats{}, []uint8{16, 16, b(arena.MaxPlayersLimit), b(999)}},
+		{&arena.Scoreboard{Players: 2}, []uint8{b(arena.MaxPlayersLimit), b(2 * 999), b(999), b(2 * 999), b(999), b(999), b(arena.MaxPlayersLimit), 32}},
+	} {
+		l, err := ProbeLayout(c.e)
+		if err != nil {
+			t.Fatalf("%T: %v", c.e, err)
+		}
+		if !slices.Equal(l.Widths, c.want) {
+			t.Errorf("%T: fields %v, want %v", c.e, l.Widths, c.want)
+		}
+		sum := 0
+		for _, w := range c.want {
+			sum += int(w)
+		}
+		if l.Bits != sum {
+			t.Errorf("%T: %d bits, want %d", c.e, l.Bits, sum)
+		}
+	}
+}
+
+// Split and Join are inverses, and Fill puts the type in the last union slot.
+func TestUnionFill(t *testing.T) {
+	p := &arena.Player{X: 100.5, Y: 7, VX: -3, Yaw: 1234, Cooldown: 7, Buttons: 3, Health: 150, Armor: 9, ShotSeq: 2, Respawn: 99}
+	l, err := ProbeLayout(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := NewUnion(map[game.TypeID]*Layout{arena.TypePlayer: &l}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, nb, err := snapshot.NewStateCodec().Save(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var us UnionState
+	if err := u.Fill(&us, arena.TypePlayer, st, nb); err != nil {
+		t.Fatal(err)
+	}
+	if us[u.Slots()-1] != uint32(arena.TypePlayer) || us[6] != 3 || us[7] != 150 {
+		t.Fatalf("union state %v", us)
+	}
+	w := bitmsg.NewWriter(make([]byte, 64))
+	l.Join(w, us[:])
+	if w.Len() != nb || string(w.Bytes()) != string(st) {
+		t.Fatal("Join(Split(state)) differs")
+	}
+	if err := l.Split(st, nb-1, us[:]); err == nil {
+		t.Fatal("Split accepted a state of the wrong length")
+	}
+}
+
+func q3Setup(t *testing.T, name string) (*Recording, *Q3Tables, *Q3Frame) {
+	t.Helper()
+	var sc Scenario
+	for _, s := range Scenarios() {
+		if s.Name == name {
+			sc = s
+		}
+	}
+	rec, err := Record(sc, 30, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, _, err := Tables(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, tb, new(Q3Frame)
+}
+
+// The Quake 3 encoder uses the dummy snapshot until an acknowledgement arrives, deltas against
+// the last acknowledged snapshot, and falls back to the dummy when that is PacketBackup-3 old.
+func TestQuake3DeltaBase(t *testing.T) {
+	rec, tb, fr := q3Setup(t, "duel")
+	codec := snapshot.NewStateCodec()
+	e := NewQ3Encoder(tb)
+	d := NewQ3Decoder(tb)
+	ps := [][]uint32{make([]uint32, tb.PS[0].Fields()), make([]uint32, tb.PS[1].Fields())}
+	w := bitmsg.NewWriter(make([]byte, 1<<16))
+	take := func(i int) {
+		tk := &rec.Ticks[i%len(rec.Ticks)]
+		if err := fillQ3Frame(fr, tk.World, tb.U, codec); err != nil {
+			t.Fatal(err)
+		}
+		if err := psFields(tb, tk.World, 0, codec, ps); err != nil {
+			t.Fatal(err)
+		}
+		e.Snapshot(tk.Frame, fr, &tk.PVS[0], ps, []byte{1})
+		w.Reset(w.Bytes()[:cap(w.Bytes())])
+		if err := e.Write(w, huffman.FixedCode()); err != nil {
+			t.Fatal(err)
+		}
+		s, err := d.Decode(w.Bytes(), w.Len(), huffman.FixedCode())
+		if err != nil {
+			t.Fatalf("snapshot %d: %v", e.cur.seq, err)
+		}
+		if !slices.Equal(s.ents, e.cur.ents) || !slices.Equal(s.ps[0], ps[0]) || !slices.Equal(s.ps[1], ps[1]) {
+			t.Fatalf("snapshot %d decodes differently", e.cur.seq)
+		}
+	}
+	take(0)
+	if e.base != nil {
+		t.Fatal("first snapshot not against the dummy")
+	}
+	e.Ack(1)
+	take(1)
+	if e.base == nil || e.base.seq != 1 {
+		t.Fatal("second snapshot not against the acknowledged one")
+	}
+	e.Ack(5) // not built yet: ignored
+	if e.acked != 1 {
+		t.Fatal("ack of an unsent snapshot accepted")
+	}
+	for i := 2; i < PacketBackup-3; i++ {
+		take(i)
+	}
+	if e.base == nil {
+		t.Fatalf("snapshot %d, %d behind its base, fell back to the dummy", e.cur.seq, e.cur.seq-1)
+	}
+	take(PacketBackup - 3)
+	if e.base != nil {
+		t.Fatalf("snapshot %d still deltas from 1 (%d behind)", e.cur.seq, e.cur.seq-1)
+	}
+}
+
+// Every truncated prefix of a Quake 3 message fails cleanly.
+func TestQuake3Truncated(t *testing.T) {
+	rec, tb, fr := q3Setup(t, "duel")
+	codec := snapshot.NewStateCodec()
+	tk := &rec.Ticks[len(rec.Ticks)-1]
+	if err := fillQ3Frame(fr, tk.World, tb.U, codec); err != nil {
+		t.Fatal(err)
+	}
+	ps := [][]uint32{make([]uint32, tb.PS[0].Fields()), make([]uint32, tb.PS[1].Fields())}
+	e := NewQ3Encoder(tb)
+	e.Snapshot(tk.Frame, fr, &tk.PVS[0], ps, nil)
+	for _, huff := range []*huffman.Fixed{nil, huffman.FixedCode()} {
+		w := bitmsg.NewWriter(make([]byte, 1<<16))
+		if err := e.Write(w, huff); err != nil {
+			t.Fatal(err)
+		}
+		data, n := w.Bytes(), w.Len()
+		if _, err := NewQ3Decoder(tb).Decode(data, n, huff); err != nil {
+			t.Fatal(err)
+		}
+		for k := 0; k < n; k++ {
+			if _, err := NewQ3Decoder(tb).Decode(data, k, huff); err == nil {
+				t.Fatalf("huffman=%v: prefix of %d of %d bits decoded", huff != nil, k, n)
+			}
+		}
+	}
+}
+
+// A pass at 20% loss decodes and checks every delivered snapshot of both schemes for every
+// client (Validate), including the DOOM III common base hash after each apply.
+func TestPassLossValidates(t *testing.T) {
+	for _, name := range []string{"duel", "churn"} {
+		var sc Scenario
+		for _, s := range Scenarios() {
+			if s.Name == name {
+				sc = s
+			}
+		}
+		rec, err := Record(sc, 30, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb, base, err := Tables(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := QuickOptions()
+		o.Skip = 10
+		o.Validate = rec.Clients
+		d3, q3, err := runPass(rec, tb, base, o, 0.2)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if d3.n != 40*rec.Clients || q3.n != d3.n || d3.decodes == 0 || d3.decodes >= d3.n || q3.decodes != d3.decodes {
+			t.Fatalf("%s: %d snapshots, %d/%d decoded", name, d3.n, d3.decodes, q3.decodes)
+		}
+		if d3.preds == 0 {
+			t.Fatalf("%s: no re-prediction measured", name)
+		}
+	}
+}
+
+// Both encoders allocate nothing per snapshot in steady state.
+func TestSteadyStateAllocs(t *testing.T) {
+	f := getFixture(t, "16p")
+	s, err := measureSteady(f.rec, f.t, f.base, QuickOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []string{EncDoom3, EncQuake3} {
+		if s[e].allocs != 0 {
+			t.Errorf("%s: %.2f allocations per snapshot", e, s[e].allocs)
+		}
+		if s[e].mem <= 0 || s[e].ns256 <= 0 {
+			t.Errorf("%s: memory %d, ns %v", e, s[e].mem, s[e].ns256)
+		}
+	}
+}
+
+// A short run writes BENCHMARKS.md and the plots with a ratio for every scenario and loss.
+func TestRunWritesReport(t *testing.T) {
+	o := QuickOptions()
+	o.Ticks, o.Warmup = 45, 30
+	o.Scenarios = []string{"duel", "churn"}
+	res, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Rows) != 2*3*4 {
+		t.Fatalf("%d rows", len(res.Rows))
+	}
+	for _, r := range res.Rows {
+		if r.BytesMean <= 0 || r.BytesP99 < r.BytesMean*0.5 || r.NsPerClientSnapshot <= 0 || r.Kbps <= 0 || r.KbpsUDP <= r.Kbps {
+			t.Errorf("implausible row %+v", r)
+		}
+		if (r.Encoder == EncDoom3 || r.Encoder == EncDoom3Raw) && r.Ratio <= 0 {
+			t.Errorf("%s %s %.2f: no ratio", r.Scenario, r.Encoder, r.Loss)
+		}
+	}
+	dir := t.TempDir()
+	if err := res.WriteFiles(dir, Notes(res)); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "BENCHMARKS.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| duel | 20% |", "| churn | 5% |", "**Bit packing**", "## Targets", res.Machine.GoVersion} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("BENCHMARKS.md lacks %q", want)
+		}
+	}
+	for _, f := range []string{"bytes.svg", "zrle.svg"} {
+		b, err := os.ReadFile(filepath.Join(dir, PlotDir, f))
+		if err != nil || !strings.HasPrefix(string(b), "<svg") {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/snapwire/snapwire/bench"
+)
+
+func init() {
+	register(command{name: "bench", summary: "compare the DOOM III and Quake 3 snapshot schemes, write BENCHMARKS.md", run: runBench})
+}
+
+// runBench is `snapwire bench [--quick] [--json] [--out dir] [--scenarios a,b]`: it records the
+// scenarios, measures both schemes and writes BENCHMARKS.md with its SVG plots into --out
+// (default: the current directory; with --json, only when --out is given), and with --json
+// prints the result rows as a JSON list.
+func runBench(args []string, stdout io.Writer) error {
+	fs := newFlagSet("bench")
+	quick := fs.Bool("quick", false, "short recordings (well under a minute)")
+	asJSON := fs.Bool("json", false, "print the result rows as a JSON list")
+	out := fs.String("out", "", "directory for BENCHMARKS.md and "+bench.PlotDir+" (default: current directory, none with --json)")
+	scen := fs.String("scenarios", "", "comma-separated scenarios to run (default all: duel,16p,64p,churn,static)")
+	ticks := fs.Int("ticks", 0, "snapshot ticks to record per scenario (default: 70 with --quick, 420 without)")
+	quiet := fs.Bool("q", false, "no progress on stderr")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	o := bench.FullOptions()
+	if *quick {
+		o = bench.QuickOptions()
+	}
+	if *ticks != 0 {
+		if *ticks < 2*o.Skip || *ticks > 100000 {
+			return fmt.Errorf("--ticks must be %d..100000", 2*o.Skip)
+		}
+		o.Ticks = *ticks
+	}
+	if *scen != "" {
+		known := map[string]bool{}
+		for _, s := range bench.Scenarios() {
+			known[s.Name] = true
+		}
+		for _, s := range strings.Split(*scen, ",") {
+			if !known[s] {
+				return fmt.Errorf("unknown scenario %q", s)
+			}
+			o.Scenarios = append(o.Scenarios, s)
+		}
+	}
+	if !*quiet {
+		o.Progress = os.Stderr
+	}
+	res, err := bench.Run(o)
+	if err != nil {
+		return err
+	}
+	dir := *out
+	if dir == "" && !*asJSON {
+		dir = "."
+	}
+	if dir != "" {
+		if err := res.WriteFiles(dir, bench.Notes(res)); err != nil {
+			return err
+		}
+		if !*asJSON {
+			fmt.Fprintf(stdout, "wrote %s and %s/*.svg in %.1f s\n", filepath.Join(dir, "BENCHMARKS.md"), filepath.Join(dir, bench.PlotDir), res.Elapsed.Seconds())
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res.Rows)
+	}
+	for _, t := range res.Targets() {
+		met := "met"
+		if !t.Met {
+			met = "NOT met"
+		}
+		fmt.Fprintf(stdout, "%-75s %-30s %s\n", t.Name, t.Figure, met)
+	}
+	if len(res.Rows) == 0 {
+		return errors.New("no rows")
+	}
+	return nil
+}
