@@ -100,6 +100,12 @@ type Config struct {
 	// OnApply, if set, is called after each "apply S" with the client's
 	// base.
 	OnApply func(seq snapshot.Seq, base *snapshot.CommonBase)
+	// OnSnapshotData, if set, is called with each snapshot's bit stream
+	// as received (the snapshot layout of docs/PROTOCOL.md, after the game
+	// id, padded to a byte) and the base it is about to be decoded
+	// against, before decoding: for tools that measure or dump what
+	// snapshots spend. Both are valid only during the call.
+	OnSnapshotData func(data []byte, base *snapshot.CommonBase)
 }
 
 func (c *Config) defaults() {
@@ -187,9 +193,61 @@ type leadSample struct {
 	v  time.Duration
 }
 
+// dormant is an entity out of the PVS, kept aside with its last state
+// (live), or a spare object kept for the next time (not live).
 type dormant struct {
-	typ game.TypeID
-	ent game.Entity
+	typ  game.TypeID
+	ent  game.Entity
+	live bool
+}
+
+// putter is implemented by worlds that store the entity objects they are
+// given (game.EntityTable): the client then moves an entity that leaves the
+// PVS out of the world as it is and puts it back when it re-enters, so PVS
+// changes allocate nothing. Other worlds (which own their entities'
+// storage) get a copy kept aside and a Spawn on re-entry.
+type putter interface {
+	Put(n game.EntityNum, typ game.TypeID, e game.Entity) error
+}
+
+// smoothing holds the render correction offsets (VisualOffset) in a table
+// by entity number plus the list of those in use: nothing is allocated per
+// correction.
+type smoothing struct {
+	off  [game.MaxEntities][3]float32
+	on   [game.MaxEntities]bool
+	list []game.EntityNum
+}
+
+func (s *smoothing) add(n game.EntityNum, d [3]float32) {
+	if !s.on[n] {
+		s.on[n] = true
+		s.off[n] = [3]float32{}
+		s.list = append(s.list, n)
+	}
+	s.off[n][0] += d[0]
+	s.off[n][1] += d[1]
+	s.off[n][2] += d[2]
+}
+
+func (s *smoothing) remove(n game.EntityNum) {
+	if !s.on[n] {
+		return
+	}
+	s.on[n] = false
+	for i, m := range s.list {
+		if m == n {
+			s.list = append(s.list[:i], s.list[i+1:]...)
+			break
+		}
+	}
+}
+
+func (s *smoothing) reset() {
+	for _, n := range s.list {
+		s.on[n] = false
+	}
+	s.list = s.list[:0]
 }
 
 type interpState struct {
@@ -265,7 +323,7 @@ type Client struct {
 	haveSnap  bool
 	snapSeq   snapshot.Seq
 	snapFrame game.Frame
-	dormant   map[game.EntityNum]dormant
+	dormant   *[game.MaxEntities]dormant
 	interp    map[game.EntityNum]*interpState
 	scratch   []game.EntityNum
 
@@ -278,11 +336,14 @@ type Client struct {
 	msg          game.UserCmdMessage
 
 	// Smoothing and statistics.
-	offsets map[game.EntityNum]*[3]float32
-	before  map[game.EntityNum][3]float32
+	offsets *smoothing
+	before  []posRec // positions shown before a snapshot's correction
 	preds   []predFrame
 	stats   Stats
 	evbuf   [game.MaxEventBytes]byte
+	evr     bitmsg.Reader
+	relEv   game.Event
+	emitFn  func([]byte) // c.emit, bound once (a method value allocates)
 }
 
 // Stats are the client's figures for the demo.
@@ -350,17 +411,18 @@ func New(cfg Config, g game.Game, input InputSource, send Sender) (*Client, erro
 	if g == nil || input == nil || send == nil {
 		return nil, fmt.Errorf("client: game, input and sender are required")
 	}
-	return &Client{
+	c := &Client{
 		cfg: cfg, g: g, reg: g.Registry(), input: input, send: send,
 		rng:     rand.New(rand.NewPCG(cfg.Seed, 0xc11e47)),
 		codec:   snapshot.NewStateCodec(),
 		buf:     make([]byte, 4096),
-		dormant: make(map[game.EntityNum]dormant),
+		dormant: new([game.MaxEntities]dormant),
 		interp:  make(map[game.EntityNum]*interpState),
-		offsets: make(map[game.EntityNum]*[3]float32),
-		before:  make(map[game.EntityNum][3]float32),
+		offsets: new(smoothing),
 		preds:   make([]predFrame, cfg.PredictionWindow),
-	}, nil
+	}
+	c.emitFn = c.emit
+	return c, nil
 }
 
 // Connect starts the handshake with the server at addr (DOOM III §3;
@@ -429,8 +491,8 @@ func (c *Client) Entity(n game.EntityNum) (e game.Entity, typ game.TypeID, visib
 	if e, typ := c.g.Entity(n); e != nil {
 		return e, typ, c.pvs.Has(n)
 	}
-	if d, ok := c.dormant[n]; ok {
-		return d.ent, d.typ, false
+	if int(n) < len(c.dormant) && c.dormant[n].live {
+		return c.dormant[n].ent, c.dormant[n].typ, false
 	}
 	return nil, game.NoType, false
 }
@@ -476,7 +538,7 @@ func (c *Client) Next() time.Duration {
 func (c *Client) Disconnect(now time.Duration) {
 	if c.state == Connected && c.ch.QueueReliable(proto.Disconnect{Reason: proto.ReasonClientLeft}.Append(nil)) == nil {
 		for range 3 {
-			c.ch.Send(now, netchan.TypeNone, nil, c.emit)
+			c.ch.Send(now, netchan.TypeNone, nil, c.emitFn)
 		}
 	}
 	c.state = Disconnected
@@ -611,9 +673,9 @@ func (c *Client) loadGame(id game.GameID, settings string) error {
 	c.leads = c.leads[:0]
 	c.others = c.others[:0]
 	c.pvs.Clear()
-	clear(c.dormant)
+	*c.dormant = [game.MaxEntities]dormant{}
 	clear(c.interp)
-	clear(c.offsets)
+	c.offsets.reset()
 	c.sentN = 0
 	c.knownArrived, c.lastSentLast = 0, 0
 	for i := range c.preds {
@@ -662,13 +724,14 @@ func (h *handler) Reliable(msg []byte) {
 		}
 		c.r.Reset(body, len(body)*8)
 		for range n {
-			var ev game.Event
+			ev := &c.relEv
+			*ev = game.Event{}
 			if ev.Read(&c.r, c.evbuf[:]) != nil {
 				return
 			}
 			ev.Reliable = true
 			c.stats.ReliableEvents++
-			c.deliver(&ev, true)
+			c.deliver(ev, true)
 		}
 	case proto.RelDisconnect:
 		m, err := proto.ParseDisconnect(msg)
@@ -702,6 +765,9 @@ func (h *handler) Unreliable(typ netchan.MessageType, msg []byte) {
 			c.stats.WrongGame++
 			return
 		}
+		if c.cfg.OnSnapshotData != nil {
+			c.cfg.OnSnapshotData(body, c.dec.Base())
+		}
 		c.r.Reset(body, len(body)*8)
 		if err := c.dec.Decode(&c.r, &c.snap); err != nil {
 			c.stats.DecodeErrors++
@@ -718,8 +784,7 @@ func (c *Client) deliver(ev *game.Event, reliable bool) {
 	}
 	e, _, _ := c.Entity(ev.Entity)
 	if rcv, ok := e.(game.EventReceiver); ok {
-		var r bitmsg.Reader
-		ev.Payload(&r)
-		rcv.ReceiveEvent(ev.ID, ev.Frame, &r)
+		ev.Payload(&c.evr)
+		rcv.ReceiveEvent(ev.ID, ev.Frame, &c.evr)
 	}
 }

@@ -62,5 +62,15 @@
 // the live invariant checks: BaseMismatches (the server's base hash in each
 // "apply S", Config.VerifyBase) and decode/apply errors, all of which must
 // stay 0. Entity states are compared with the server's by the tests
-// (OnSnapshot hook), not on the wire.
+// (OnSnapshot hook), not on the wire; OnSnapshotData shows each snapshot's
+// bit stream before decoding, for tools that measure what it spends.
+//
+// # Allocation
+//
+// Advance and HandlePacket (snapshots with re-prediction, events,
+// entities leaving and re-entering the PVS) allocate nothing in steady
+// state when the game's World stores the entity objects it is given (a
+// Put method, as game.EntityTable): an entity that leaves the PVS is moved
+// aside as it is and put back when it re-enters. Other worlds get a kept
+// copy and a Spawn on re-entry. Connecting and loading a game allocate.
 package client

@@ -52,13 +52,38 @@ func TestKick(t *testing.T) {
 	s := newSim(t, 62, netsim.LinkConfig{Latency: 20 * time.Millisecond, Loss: 0.2}, server.Config{})
 	sc := s.addClient(0, botLane, client.Config{})
 	s.run(2 * time.Second)
-	if err := s.srv.Kick(sc.c.ClientNum()); err != nil {
+	if err := s.srv.Kick(s.now, sc.c.ClientNum()); err != nil {
 		t.Fatal(err)
+	}
+	if err := s.srv.Kick(s.now, sc.c.ClientNum()); err != server.ErrNoClient {
+		t.Errorf("second kick: %v", err)
 	}
 	s.run(3 * time.Second)
 	var ref *client.RefusedError
 	if !errors.As(sc.c.Err(), &ref) || ref.Reason != proto.ReasonKicked {
 		t.Fatalf("kicked client: %v %v", sc.c.State(), sc.c.Err())
+	}
+}
+
+// A disconnect is not waited for: when all three of its packets are lost,
+// the client notices by its timeout (docs/PROTOCOL.md, Behaviour).
+func TestShutdownLost(t *testing.T) {
+	s := newSim(t, 63, netsim.LinkConfig{Latency: 20 * time.Millisecond}, server.Config{})
+	sc := s.addClient(0, botLane, client.Config{Timeout: 2 * time.Second})
+	s.run(2 * time.Second)
+	cut := sc.ep.Addr()
+	s.net.SetDropFilter(func(from, to netip.AddrPort, p []byte) bool { return to == cut })
+	s.srv.Shutdown(s.now)
+	if s.srv.NumClients() != 0 {
+		t.Fatal("shutdown kept a client")
+	}
+	s.run(s.now + 1900*time.Millisecond)
+	if sc.c.State() != client.Connected {
+		t.Fatalf("client gone before its timeout: %v", sc.c.Err())
+	}
+	s.run(s.now + 200*time.Millisecond)
+	if !errors.Is(sc.c.Err(), client.ErrTimeout) {
+		t.Fatalf("client after a lost shutdown: %v %v", sc.c.State(), sc.c.Err())
 	}
 }
 

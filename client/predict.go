@@ -162,21 +162,29 @@ func (c *Client) PredictedPosition(n game.EntityNum, f game.Frame) (x, y, z floa
 // Config.SmoothDecay per frame, so corrections are blended out instead of
 // popping.
 func (c *Client) VisualOffset(n game.EntityNum) (dx, dy, dz float32) {
-	if o := c.offsets[n]; o != nil {
+	if int(n) < game.MaxEntities && c.offsets.on[n] {
+		o := &c.offsets.off[n]
 		return o[0], o[1], o[2]
 	}
 	return 0, 0, 0
 }
 
 func (c *Client) decayOffsets() {
-	for n, o := range c.offsets {
+	s := c.offsets
+	k := 0
+	for _, n := range s.list {
+		o := &s.off[n]
 		o[0] *= c.cfg.SmoothDecay
 		o[1] *= c.cfg.SmoothDecay
 		o[2] *= c.cfg.SmoothDecay
 		if abs32(o[0])+abs32(o[1])+abs32(o[2]) < 1e-3 {
-			delete(c.offsets, n)
+			s.on[n] = false
+			continue
 		}
+		s.list[k] = n
+		k++
 	}
+	s.list = s.list[:k]
 }
 
 func abs32(v float32) float32 {
@@ -205,12 +213,12 @@ func (c *Client) onSnapshot(now time.Duration) {
 	}
 
 	// Where the entities were shown before the correction.
-	clear(c.before)
+	c.before = c.before[:0]
 	if c.clockSet && h.Frame < c.cf {
 		for n := range c.pvs.All() {
 			if e, _ := c.g.Entity(n); e != nil {
 				if p, ok := position(e); ok {
-					c.before[n] = p
+					c.before = append(c.before, posRec{n: n, x: p[0], y: p[1], z: p[2]})
 				}
 			}
 		}
@@ -221,22 +229,32 @@ func (c *Client) onSnapshot(now time.Duration) {
 	for i := range s.Entities {
 		es := &s.Entities[i]
 		e, typ := c.g.Entity(es.Num)
+		d := &c.dormant[es.Num]
 		if e == nil || typ != es.Type || es.Spawn {
-			var err error
-			if e, err = c.g.Spawn(es.Num, es.Type); err != nil {
-				continue
+			if p, ok := c.g.(putter); ok && e == nil && d.live && d.typ == es.Type && p.Put(es.Num, d.typ, d.ent) == nil {
+				e, d.ent = d.ent, nil // back in the world (re-entered the PVS)
+			} else {
+				var err error
+				if e, err = c.g.Spawn(es.Num, es.Type); err != nil {
+					continue
+				}
 			}
 		}
 		c.codec.Load(e, es.State, es.Bits)
-		delete(c.dormant, es.Num)
+		d.live = false
 		if c.reg.Mode(es.Type) == game.Interpolate {
 			c.pushInterp(es.Num, es.Type, es.State, es.Bits, h.Frame, h.Seq)
 		}
 	}
+	// Every entity of the world outside the PVS leaves it. Entity numbers
+	// are scanned rather than ranging over Game.Entities: an iterator
+	// called through an interface allocates its closures.
 	c.scratch = c.scratch[:0]
-	for n := range c.g.Entities() {
+	for n := game.EntityNum(0); n < game.MaxEntities; n++ {
 		if !c.pvs.Has(n) {
-			c.scratch = append(c.scratch, n)
+			if e, _ := c.g.Entity(n); e != nil {
+				c.scratch = append(c.scratch, n)
+			}
 		}
 	}
 	for _, n := range c.scratch {
@@ -274,23 +292,16 @@ func (c *Client) onSnapshot(now time.Duration) {
 		c.predict(f)
 		c.stats.Repredicted++
 	}
-	for n, b := range c.before {
-		e, _ := c.g.Entity(n)
+	for _, b := range c.before {
+		e, _ := c.g.Entity(b.n)
 		if e == nil {
 			continue
 		}
 		a, ok := position(e)
-		if !ok || a == b {
+		if !ok || a == [3]float32{b.x, b.y, b.z} {
 			continue
 		}
-		o := c.offsets[n]
-		if o == nil {
-			o = new([3]float32)
-			c.offsets[n] = o
-		}
-		o[0] += b[0] - a[0]
-		o[1] += b[1] - a[1]
-		o[2] += b[2] - a[2]
+		c.offsets.add(b.n, [3]float32{b.x - a[0], b.y - a[1], b.z - a[2]})
 	}
 }
 
@@ -327,15 +338,29 @@ func (c *Client) makeDormant(n game.EntityNum) {
 	if e == nil {
 		return
 	}
-	d, err := c.reg.New(typ)
-	if err == nil {
-		if st, bits, err := c.codec.Save(e); err == nil && c.codec.Load(d, st, bits) == nil {
-			c.dormant[n] = dormant{typ: typ, ent: d}
+	d := &c.dormant[n]
+	d.live = false
+	if _, ok := c.g.(putter); ok {
+		// The world only holds the object: take it out as it is.
+		d.ent, d.typ, d.live = e, typ, true
+	} else {
+		if d.ent == nil || d.typ != typ {
+			d.ent, d.typ = nil, typ
+			if ne, err := c.reg.New(typ); err == nil {
+				d.ent = ne
+			}
+		}
+		if d.ent != nil {
+			if st, bits, err := c.codec.Save(e); err == nil && c.codec.Load(d.ent, st, bits) == nil {
+				d.live = true
+			}
 		}
 	}
 	c.g.Remove(n)
-	delete(c.interp, n)
-	delete(c.offsets, n)
+	if is := c.interp[n]; is != nil {
+		is.have = 0 // kept for reuse; restarts when the entity re-enters
+	}
+	c.offsets.remove(n)
 }
 
 // pushInterp records snapshot state st of an Interpolate entity: the older
@@ -456,7 +481,7 @@ func (c *Client) sendCommands(now time.Duration) {
 	if c.w.Err() != nil {
 		return
 	}
-	c.ch.Send(now, typ, c.w.Bytes(), c.emit)
+	c.ch.Send(now, typ, c.w.Bytes(), c.emitFn)
 	c.stats.CommandPackets++
 	if typ == proto.TypeCommands {
 		c.sent[c.sentN%sentRing] = sentRec{seq: c.ch.OutgoingSequence(), firstNew: max(firstNew, lo), last: hi}

@@ -209,6 +209,21 @@ func (d *dec) done() error {
 	return d.err
 }
 
+// MaxHandshakeKind bounds the first byte of a snapwire handshake payload:
+// snapwire's connectionless kinds are below 0x20 (ASCII control
+// characters; 0 and 6..0x1F are reserved), so they cannot be confused with text commands such as
+// Quake 3's "getinfo", "getstatus" or "getchallenge", which start with a
+// printable letter.
+const MaxHandshakeKind Kind = 0x1F
+
+// IsHandshake reports whether a connectionless payload (the bytes after
+// the 0xFFFFFFFF prefix) is a snapwire handshake message: not empty and
+// its first byte at most MaxHandshakeKind. A server passes the others to
+// its text-query handler.
+func IsHandshake(payload []byte) bool {
+	return len(payload) > 0 && Kind(payload[0]) <= MaxHandshakeKind
+}
+
 // ConnectionlessKind returns the kind of a connectionless payload (the
 // bytes after the 0xFFFFFFFF prefix).
 func ConnectionlessKind(payload []byte) (Kind, bool) {

@@ -79,3 +79,20 @@ func FuzzParse(f *testing.F) {
 		ParseLoadGame(b)
 	})
 }
+
+// Snapwire handshake payloads and Quake 3 text queries cannot be confused.
+func TestIsHandshake(t *testing.T) {
+	for _, p := range [][]byte{
+		GetChallenge{Nonce: 1}.Append(nil), Challenge{}.Append(nil), Connect{}.Append(nil),
+		Accept{FrameDur: 1}.Append(nil), Refuse{}.Append(nil), {0x1F},
+	} {
+		if !IsHandshake(p) {
+			t.Errorf("%x is not a handshake payload", p)
+		}
+	}
+	for _, q := range []string{"", "getinfo xxx", "getstatus xxx", "getchallenge 42", "connect \"\\name\\x\"", " ", "\xff"} {
+		if IsHandshake([]byte(q)) {
+			t.Errorf("%q taken for a handshake payload", q)
+		}
+	}
+}

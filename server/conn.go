@@ -51,14 +51,14 @@ type client struct {
 	inGame  bool
 	leaving bool
 
-	lastRecv, lastNow time.Duration
-	cmds              [cmdRing]cmdSlot
-	lastCmd           game.UserCmd
-	gotCmd            bool
-	dupSinceSnap      int
-	leadMin           time.Duration
-	leadHave          bool
-	lead              time.Duration
+	lastRecv     time.Duration
+	cmds         [cmdRing]cmdSlot
+	lastCmd      game.UserCmd
+	gotCmd       bool
+	dupSinceSnap int
+	leadMin      time.Duration
+	leadHave     bool
+	lead         time.Duration
 
 	snapInterval  time.Duration
 	nextSnap      time.Duration
@@ -70,6 +70,7 @@ type client struct {
 	others []game.PlayerCmd
 	msg    game.UserCmdMessage
 	r      bitmsg.Reader
+	h      chanHandler // reused for every packet: no allocation per Receive
 	stats  ClientStats
 }
 
@@ -78,12 +79,12 @@ func newClient(s *Server, num game.ClientNum, id netchan.ConnID, from netip.Addr
 		s: s, num: num, id: id, addr: from, nonce: m.Nonce, name: m.Name,
 		ch:           netchan.New(s.cfg.Channel, id),
 		lastRecv:     now,
-		lastNow:      now,
 		snapInterval: time.Second / time.Duration(s.cfg.SnapshotRate),
 		nextSnap:     now,
 		states:       make([]game.Snapshotter, s.reg.NumStates()),
 	}
 	c.emit = func(p []byte) { c.s.send.Send(c.addr, p) }
+	c.h.c = c
 	return c
 }
 
@@ -97,7 +98,9 @@ func (c *client) enterGame() {
 	c.resetCmds()
 	c.evCursor = c.s.unrelAt + uint64(len(c.s.unrel))
 	for _, m := range c.s.savedMessages() {
-		c.queueReliable(m)
+		if !c.queueReliable(m) {
+			return
+		}
 	}
 }
 
@@ -119,11 +122,14 @@ func (c *client) resetCmds() {
 	c.leadHave = false
 }
 
-func (c *client) queueReliable(m []byte) {
+// queueReliable queues m, or drops the client when its reliable queue is
+// full (it does not acknowledge: it cannot keep up) and returns false.
+func (c *client) queueReliable(m []byte) bool {
 	if err := c.ch.QueueReliable(m); err != nil {
-		// The client does not acknowledge: it cannot keep up.
 		c.s.drop(c, proto.ReasonProtocolError, false)
+		return false
 	}
+	return true
 }
 
 func (c *client) statsCopy() ClientStats {
@@ -216,6 +222,9 @@ func (h *chanHandler) Unreliable(typ netchan.MessageType, msg []byte) {
 	}
 	if !c.inGame {
 		c.enterGame()
+		if c.s.slots[c.num] != c {
+			return // its reliable queue could not take the saved events
+		}
 	}
 	if hdr.Ack != 0 {
 		if m, ok := c.enc.Ack(hdr.Ack); ok {
@@ -248,9 +257,8 @@ func (h *chanHandler) Unreliable(typ netchan.MessageType, msg []byte) {
 // handle processes one channel packet for this client.
 func (c *client) handle(now time.Duration, from netip.AddrPort, pkt []byte) {
 	before := c.ch.LastReceivedSequence()
-	h := chanHandler{c: c, now: now}
-	c.lastNow = now
-	if err := c.ch.Receive(now, pkt, &h); err != nil {
+	c.h.now = now
+	if err := c.ch.Receive(now, pkt, &c.h); err != nil {
 		c.s.stats.BadPackets++
 		return
 	}
@@ -269,7 +277,6 @@ func (c *client) handle(now time.Duration, from netip.AddrPort, pkt []byte) {
 // III §3.2), or "load game" when the client is in another game (§3.1).
 func (c *client) sendSnapshot(now time.Duration) {
 	s := c.s
-	c.lastNow = now
 	if !c.inGame {
 		p := proto.AppendLoadGame(s.buf[:0], s.gameID, s.settings)
 		c.stats.LoadGameSent++

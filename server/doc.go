@@ -53,7 +53,7 @@
 //
 // # Sessions
 //
-// The connectionless handshake (docs/PROTOCOL-session.md): getchallenge ->
+// The connectionless handshake (docs/PROTOCOL.md, session protocol): getchallenge ->
 // challenge with a stateless cookie, HMAC-SHA256(secret, address, port,
 // time bucket) truncated to 16 bytes, valid in its bucket and the next;
 // nothing is stored for an address until its connect returns a valid
@@ -64,7 +64,17 @@
 // that delivers a new message updates the reply address, so a NAT port
 // change keeps the connection (§3). A client silent for Timeout is dropped;
 // a reliable disconnect message from it removes it; Kick and Shutdown send
-// it one.
+// it one, three times, and forget it (a client that loses all three times
+// out). Connectionless packets that are not handshake messages (first
+// payload byte 0x20 or above: Quake 3's text queries "getinfo",
+// "getstatus") go to Config.OnConnectionless, which may reply.
+//
+// # Allocation
+//
+// Advance and HandlePacket allocate nothing in steady state (clients
+// connected, commands arriving, snapshots, acks, events): buffers are
+// reused and grow only at a new high (larger snapshots, more events).
+// Connects, map changes and OnConnectionless replies may allocate.
 //
 // # Game id (§3.1)
 //

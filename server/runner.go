@@ -101,7 +101,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
-			r.srv.Shutdown()
+			r.srv.Shutdown(now())
 			r.conn.Close()
 			<-readerDone
 			return nil

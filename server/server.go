@@ -47,6 +47,10 @@ type Config struct {
 	// Rate, ...); snapshots are skipped when Channel.Rate is used up.
 	Channel netchan.Config
 	// MaxSavedEvents bounds the saved events kept for late joiners [1024].
+	// A joining client gets them all as reliable messages at once, so
+	// their packed size must fit in Channel.MaxReliableBytes (16 KiB by
+	// default: 1024 events of 8 payload bytes); a client whose reliable
+	// queue cannot take them is refused (protocol error).
 	MaxSavedEvents int
 	// VerifyBase makes every "apply S" carry the low 32 bits of the
 	// server's base hash, which the client compares with its own (a live
@@ -59,6 +63,17 @@ type Config struct {
 	// snapshot seq has been applied to its base on the server (tests
 	// compare the base with the client's after the same apply).
 	OnApply func(c game.ClientNum, seq snapshot.Seq, base *snapshot.CommonBase)
+	// OnConnectionless, if set, is called for every connectionless packet
+	// that is not a snapwire handshake message (proto.IsHandshake: the
+	// first payload byte is below 0x20), such as Quake 3's text queries
+	// "getinfo xxx" and "getstatus xxx"; payload is what follows the
+	// FF FF FF FF prefix. reply sends FF FF FF FF and p to from. payload
+	// and reply are valid only during the call, which runs on the
+	// goroutine that owns the server (the Runner's). The source address of
+	// a connectionless packet is not verified: a handler that answers
+	// with more bytes than it received lends itself to amplification (a
+	// Quake 3 server rate-limits such queries per address).
+	OnConnectionless func(now time.Duration, from netip.AddrPort, payload []byte, reply func(p []byte))
 }
 
 func (c *Config) defaults() {
@@ -116,6 +131,7 @@ type Server struct {
 	settings string
 	gameID   game.GameID
 	frame    game.Frame
+	now      time.Duration        // the latest time given by the driver
 	mapBase  *snapshot.CommonBase // the map's states right after Load (§8)
 
 	slots   []*client // by ClientNum; nil when free
@@ -125,6 +141,12 @@ type Server struct {
 	saved   []savedEvent
 	unrel   []game.Event // unreliable event log
 	unrelAt uint64       // log index of unrel[0]
+	// unrelData[i] holds unrel[i]'s payload (len(unrelData) >= len(unrel)).
+	unrelData [][game.MaxEventBytes]byte
+	relEvs    []game.Event // this frame's reliable events
+	savedEvs  []game.Event
+	relArena  []byte   // the bytes of relMsgs
+	relEnds   [][2]int // relMsgs[i] = relArena[relEnds[i][0]:relEnds[i][1]]
 
 	w       bitmsg.Writer
 	buf     []byte
@@ -133,6 +155,9 @@ type Server struct {
 	evbuf   []byte
 	relMsgs [][]byte
 	stats   Stats
+
+	replyTo netip.AddrPort
+	replyFn func([]byte) // bound once: replies to replyTo
 }
 
 type savedEvent struct {
@@ -147,6 +172,7 @@ type Stats struct {
 	Refused          uint64
 	BadCookies       uint64
 	Challenges       uint64
+	Queries          uint64 // connectionless packets passed to OnConnectionless
 	Timeouts         uint64
 	Disconnects      uint64
 	BadPackets       uint64 // channel packets rejected or unparsable
@@ -173,6 +199,7 @@ func New(cfg Config, g game.Game, settings string, send Sender) (*Server, error)
 		evbuf:    make([]byte, proto.MaxEventsMessageBytes),
 		mapBase:  snapshot.NewCommonBase(g.Registry().NumStates()),
 	}
+	s.replyFn = func(p []byte) { s.sendOOB(s.replyTo, p) }
 	if s.cfg.Secret == nil {
 		s.cfg.Secret = binary.LittleEndian.AppendUint64([]byte("snapwire-test-secret"), cfg.Seed)
 	}
@@ -237,6 +264,7 @@ func (s *Server) Next() time.Duration { return s.frameTime(s.frame + 1) }
 // for input: DOOM III §2), sends the snapshots due and drops clients that
 // timed out.
 func (s *Server) Advance(now time.Duration) {
+	s.seen(now)
 	for s.frameTime(s.frame+1) <= now {
 		s.runFrame(s.frameTime(s.frame + 1))
 	}
@@ -252,6 +280,7 @@ func (s *Server) Advance(now time.Duration) {
 // strictly before now run first, so a command's lead is measured against
 // the time the server needed it whatever the driver's step.
 func (s *Server) HandlePacket(now time.Duration, from netip.AddrPort, pkt []byte) {
+	s.seen(now)
 	for s.frameTime(s.frame+1) < now {
 		s.runFrame(s.frameTime(s.frame + 1))
 	}
@@ -324,13 +353,12 @@ func (s *Server) dispatchEvents() {
 	if len(evs) == 0 {
 		return
 	}
-	var rel []game.Event
+	rel := s.relEvs[:0]
 	for i := range evs {
 		ev := evs[i]
 		if !ev.Reliable {
 			s.stats.UnreliableEvents++
-			ev.Data = append([]byte(nil), ev.Data...)
-			s.unrel = append(s.unrel, ev)
+			s.logUnreliable(ev)
 			continue
 		}
 		s.stats.ReliableEvents++
@@ -339,6 +367,7 @@ func (s *Server) dispatchEvents() {
 			s.save(ev)
 		}
 	}
+	s.relEvs = rel
 	// Trim the unreliable log: nobody needs entries older than every
 	// client's cursor; past 4096 entries the oldest are dropped anyway.
 	min := s.unrelAt + uint64(len(s.unrel))
@@ -347,11 +376,15 @@ func (s *Server) dispatchEvents() {
 			min = c.evCursor
 		}
 	}
-	if len(s.unrel) > 4096 {
-		min = max(min, s.unrelAt+uint64(len(s.unrel))-4096)
+	if len(s.unrel) > maxUnreliableLog {
+		min = max(min, s.unrelAt+uint64(len(s.unrel))-maxUnreliableLog)
 	}
 	if k := int(min - s.unrelAt); k > 0 {
 		s.unrel = append(s.unrel[:0], s.unrel[k:]...)
+		copy(s.unrelData, s.unrelData[k:k+len(s.unrel)])
+		for i := range s.unrel {
+			s.unrel[i].Data = s.unrelData[i][:len(s.unrel[i].Data)]
+		}
 		s.unrelAt = min
 	}
 	if len(rel) == 0 {
@@ -361,10 +394,33 @@ func (s *Server) dispatchEvents() {
 	for _, c := range s.slots {
 		if c != nil && c.inGame {
 			for _, m := range msgs {
-				c.queueReliable(m)
+				if !c.queueReliable(m) {
+					break
+				}
 			}
 		}
 	}
+}
+
+// maxUnreliableLog bounds the unreliable event log: a client whose
+// snapshots were skipped for that many events loses the oldest.
+const maxUnreliableLog = 4096
+
+// logUnreliable appends a copy of ev to the unreliable event log; its
+// payload lives in unrelData, reused, so logging allocates nothing once
+// the log has reached its working size.
+func (s *Server) logUnreliable(ev game.Event) {
+	i := len(s.unrel)
+	if i == len(s.unrelData) {
+		s.unrelData = append(s.unrelData, [game.MaxEventBytes]byte{})
+		s.unrelData = s.unrelData[:cap(s.unrelData)]
+		for j := range s.unrel { // the arrays moved
+			s.unrel[j].Data = s.unrelData[j][:len(s.unrel[j].Data)]
+		}
+	}
+	n := copy(s.unrelData[i][:], ev.Data)
+	ev.Data = s.unrelData[i][:n]
+	s.unrel = append(s.unrel, ev)
 }
 
 // save keeps ev for late joiners. Only the latest saved event per (entity,
@@ -392,6 +448,8 @@ func (s *Server) save(ev game.Event) {
 // next call.
 func (s *Server) eventMessages(evs []game.Event) [][]byte {
 	s.relMsgs = s.relMsgs[:0]
+	s.relArena = s.relArena[:0]
+	s.relEnds = s.relEnds[:0]
 	i := 0
 	for i < len(evs) {
 		s.evw.Reset(s.evbuf[proto.EventsHeaderLen:])
@@ -412,17 +470,24 @@ func (s *Server) eventMessages(evs []game.Event) [][]byte {
 			continue
 		}
 		body := s.evw.Bytes()
-		m := proto.AppendEventsHeader(make([]byte, 0, proto.EventsHeaderLen+len(body)), s.gameID, n)
-		s.relMsgs = append(s.relMsgs, append(m, body...))
+		start := len(s.relArena)
+		s.relArena = proto.AppendEventsHeader(s.relArena, s.gameID, n)
+		s.relArena = append(s.relArena, body...)
+		s.relEnds = append(s.relEnds, [2]int{start, len(s.relArena)})
+	}
+	// The arena may have moved while growing: slice it once it is whole.
+	for _, e := range s.relEnds {
+		s.relMsgs = append(s.relMsgs, s.relArena[e[0]:e[1]:e[1]])
 	}
 	return s.relMsgs
 }
 
 func (s *Server) savedMessages() [][]byte {
-	evs := make([]game.Event, len(s.saved))
+	evs := s.savedEvs[:0]
 	for i := range s.saved {
-		evs[i] = s.saved[i].ev
+		evs = append(evs, s.saved[i].ev)
 	}
+	s.savedEvs = evs
 	return s.eventMessages(evs)
 }
 
@@ -449,17 +514,21 @@ func (s *Server) ChangeMap(settings string) error {
 	return nil
 }
 
-// Kick drops client c with a reliable disconnect message.
-func (s *Server) Kick(c game.ClientNum) error {
+// Kick drops client c at now with a reliable disconnect message (sent
+// three times; if all three are lost the client times out instead).
+func (s *Server) Kick(now time.Duration, c game.ClientNum) error {
 	if int(c) >= len(s.slots) || s.slots[c] == nil {
 		return ErrNoClient
 	}
+	s.seen(now)
 	s.drop(s.slots[c], proto.ReasonKicked, true)
 	return nil
 }
 
-// Shutdown drops every client with a reliable disconnect message.
-func (s *Server) Shutdown() {
+// Shutdown drops every client at now with a reliable disconnect message
+// (sent three times; a client that loses all three times out instead).
+func (s *Server) Shutdown(now time.Duration) {
+	s.seen(now)
 	for _, c := range s.slots {
 		if c != nil {
 			s.drop(c, proto.ReasonShutdown, true)
@@ -467,13 +536,26 @@ func (s *Server) Shutdown() {
 	}
 }
 
-// drop removes client c; with notify, a disconnect message is sent in
-// three packets (to survive loss; nothing waits for the ack).
+// seen records the latest time the driver gave the server.
+func (s *Server) seen(now time.Duration) {
+	if now > s.now {
+		s.now = now
+	}
+}
+
+// drop removes client c; with notify, a disconnect message is sent at the
+// latest time the server was given, in three packets (to survive loss;
+// nothing waits for the ack: a client that loses all three notices by its
+// timeout).
 func (s *Server) drop(c *client, why proto.Reason, notify bool) {
+	if s.slots[c.num] != c {
+		return // already dropped (e.g. by a failed reliable queue in a loop)
+	}
 	if notify {
-		if c.ch.QueueReliable(proto.Disconnect{Reason: why}.Append(nil)) == nil {
+		var b [2]byte
+		if c.ch.QueueReliable(proto.Disconnect{Reason: why}.Append(b[:0])) == nil {
 			for range 3 {
-				c.ch.Send(c.lastNow, netchan.TypeNone, nil, c.emit)
+				c.ch.Send(s.now, netchan.TypeNone, nil, c.emit)
 			}
 		}
 	}
@@ -564,10 +646,15 @@ func (s *Server) sendOOB(to netip.AddrPort, payload []byte) {
 // address until its connect carries a valid cookie, which proves the
 // sender receives at that address.
 func (s *Server) handleConnectionless(now time.Duration, from netip.AddrPort, p []byte) {
-	kind, ok := proto.ConnectionlessKind(p)
-	if !ok {
+	if !proto.IsHandshake(p) {
+		if len(p) > 0 && s.cfg.OnConnectionless != nil {
+			s.stats.Queries++
+			s.replyTo = from
+			s.cfg.OnConnectionless(now, from, p, s.replyFn)
+		}
 		return
 	}
+	kind, _ := proto.ConnectionlessKind(p)
 	switch kind {
 	case proto.KindGetChallenge:
 		m, err := proto.ParseGetChallenge(p)
@@ -638,6 +725,12 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 	s.byID[id] = c
 	s.stats.Connects++
 	c.enterGame()
+	if s.slots[slot] != c {
+		// The saved events did not fit in its reliable queue
+		// (Config.Channel.MaxReliableBytes).
+		s.refuse(from, m.Nonce, proto.ReasonProtocolError)
+		return
+	}
 	s.sendOOB(from, s.accept(c))
 }
 

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"fmt"
 	"net/netip"
 	"testing"
 	"time"
@@ -264,4 +265,50 @@ func FuzzHandlePacket(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Connectionless packets that are not snapwire handshake messages go to
+// Config.OnConnectionless (Quake 3 text queries); handshake kinds never
+// do, and a text "getchallenge" is not taken for a snapwire one.
+func TestOnConnectionless(t *testing.T) {
+	var got []string
+	var s *Server
+	s, r := newTest(t, Config{OnConnectionless: func(now time.Duration, from netip.AddrPort, p []byte, reply func([]byte)) {
+		got = append(got, string(p))
+		if from != addr(7) || now != 5*time.Millisecond {
+			t.Errorf("query from %v at %v", from, now)
+		}
+		if string(p) == "getinfo xxx" {
+			reply([]byte("infoResponse\n\\challenge\\xxx\\clients\\" + string(rune('0'+s.NumClients()))))
+		}
+	}})
+	for _, q := range []string{"getinfo xxx", "getstatus yy", "getchallenge 123", "\x7f"} {
+		s.HandlePacket(5*time.Millisecond, addr(7), oob([]byte(q)))
+	}
+	s.HandlePacket(5*time.Millisecond, addr(7), oob(nil))               // empty: ignored
+	s.HandlePacket(5*time.Millisecond, addr(7), oob([]byte{0x1F, 'g'})) // reserved kind: ignored
+	if want := []string{"getinfo xxx", "getstatus yy", "getchallenge 123", "\x7f"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("hook saw %q, want %q", got, want)
+	}
+	out := r.take()
+	if len(out) != 1 || out[0].to != addr(7) || string(out[0].pkt) != "\xff\xff\xff\xffinfoResponse\n\\challenge\\xxx\\clients\\0" {
+		t.Fatalf("replies %v", out)
+	}
+	if st := s.Stats(); st.Queries != 4 || st.Challenges != 0 {
+		t.Errorf("stats %+v", st)
+	}
+	// The handshake still works and never reaches the hook.
+	got = nil
+	if _, err := proto.ParseAccept(handshake(t, s, r, 5*time.Millisecond, addr(8), goodConnect(1))); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 0 {
+		t.Errorf("handshake messages passed to the hook: %q", got)
+	}
+	// Without a hook, text queries are ignored.
+	s2, r2 := newTest(t, Config{})
+	s2.HandlePacket(0, addr(7), oob([]byte("getinfo xxx")))
+	if out := r2.take(); len(out) != 0 {
+		t.Errorf("answered without a hook: %v", out)
+	}
 }

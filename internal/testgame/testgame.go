@@ -29,10 +29,10 @@ const (
 	Speed      = 0.04 // units per frame per command unit
 	TouchDist  = 20
 	UseRange   = 60
-	MaxPlayers = 16
-	FirstMover = 32
-	FirstDoor  = 96
-	FirstDrone = 160
+	MaxPlayers = 64 // entities 0..63 (server.Config.MaxClients is at most 64)
+	FirstMover = 64
+	FirstDoor  = 128
+	FirstDrone = 192
 )
 
 // Event ids.
@@ -280,7 +280,7 @@ func (g *Game) Load(settings string) error {
 
 // SpawnPoint is where client c's player appears: its own lane.
 func SpawnPoint(c game.ClientNum) (x, y float32) {
-	return float32(100 + 110*int(c)%1800), float32(40 + 60*int(c))
+	return float32(100 + 110*int(c)%1800), float32(40 + 60*(int(c)%16))
 }
 
 func (g *Game) ClientConnected(c game.ClientNum) error {
@@ -333,17 +333,17 @@ func (g *Game) RunFrame(t *game.Tick) {
 		}
 	}
 	// Players touching push each other apart (ascending pairs).
-	for a := game.EntityNum(0); a < MaxPlayers; a++ {
-		ea, ta := g.Entity(a)
-		if ta != TypePlayer {
-			continue
+	var players [MaxPlayers]*Player
+	np := 0
+	for n := game.EntityNum(0); n < MaxPlayers; n++ {
+		if e, typ := g.Entity(n); typ == TypePlayer {
+			players[np] = e.(*Player)
+			np++
 		}
-		for b := a + 1; b < MaxPlayers; b++ {
-			eb, tb := g.Entity(b)
-			if tb != TypePlayer {
-				continue
-			}
-			pa, pb := ea.(*Player), eb.(*Player)
+	}
+	for a := 0; a < np; a++ {
+		for b := a + 1; b < np; b++ {
+			pa, pb := players[a], players[b]
 			dx, dy := pb.X-pa.X, pb.Y-pa.Y
 			if dx > -TouchDist && dx < TouchDist && dy > -TouchDist && dy < TouchDist {
 				push := float32(2)
