@@ -297,13 +297,16 @@ type Client struct {
 	settings string
 	frameDur time.Duration
 	dec      *snapshot.Decoder
-	snap     snapshot.Snapshot
-	codec    *snapshot.StateCodec
-	r        bitmsg.Reader
-	w        bitmsg.Writer
-	buf      []byte
-	oob      []byte
-	leaving  int
+	// lastApply is the sequence of the last "apply S" received in this
+	// game: applies arrive as the distance from it (proto.Apply).
+	lastApply snapshot.Seq
+	snap      snapshot.Snapshot
+	codec     *snapshot.StateCodec
+	r         bitmsg.Reader
+	w         bitmsg.Writer
+	buf       []byte
+	oob       []byte
+	leaving   int
 
 	// Prediction and clock (DOOM III §2, fig. 4 and 5).
 	clockSet  bool
@@ -664,6 +667,7 @@ func (c *Client) loadGame(id game.GameID, settings string) error {
 	}
 	c.stats.LoadGames++
 	c.dec = dec
+	c.lastApply = 0 // the server resets its own when the client enters the game
 	c.gameID, c.settings = id, settings
 	c.clockSet, c.haveSnap = false, false
 	c.cf, c.snapSeq, c.snapFrame = 0, 0, 0
@@ -699,11 +703,16 @@ func (h *handler) Reliable(msg []byte) {
 		return
 	}
 	switch kind {
-	case proto.RelApply:
-		m, err := proto.ParseApply(msg)
-		if err != nil || m.GameID != c.gameID || c.dec == nil {
+	case proto.RelApply, proto.RelApplyVerified:
+		if c.dec == nil {
 			return
 		}
+		m, err := proto.ParseApply(msg, c.lastApply)
+		if err != nil {
+			c.stats.ApplyErrors++
+			return
+		}
+		c.lastApply = m.Seq
 		if err := c.dec.Apply(snapshot.ApplyMessage{Seq: m.Seq}); err != nil {
 			c.stats.ApplyErrors++
 			return

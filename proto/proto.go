@@ -51,6 +51,8 @@ const (
 	RelApply      Kind = 1 // server → client: apply snapshot S to the common base
 	RelEvents     Kind = 2 // server → client: reliable entity events
 	RelDisconnect Kind = 3 // both ways: the sender leaves the session
+	// RelApplyVerified is RelApply carrying the server's base hash.
+	RelApplyVerified Kind = 4
 )
 
 // Unreliable message types carried in the channel header (DOOM III §3.1).
@@ -424,37 +426,68 @@ func ParseLoadGame(body []byte) (string, error) {
 	return s, d.done()
 }
 
-// Apply is the reliable "apply snapshot Seq" (DOOM III §4.2) with the
-// game it belongs to and the low 32 bits of the server's base hash after
-// applying it, which the client compares with its own (a live check of
-// the common-base invariant).
+// Apply is the reliable "apply snapshot Seq" (DOOM III §4.2), optionally
+// with the low 32 bits of the server's base hash after applying it, which
+// the client compares with its own (a live check of the common-base
+// invariant, server Config.VerifyBase).
+//
+// About two applies are outstanding at any time (one round trip of
+// snapshots) and each rides in every packet until acknowledged, so the
+// message is kept small: the sequence is sent as its distance from the
+// previous apply of the same game on this connection (prev; 0 right after
+// the game is entered, on both ends). Reliable messages arrive exactly once
+// and in order, so both ends step prev identically. No game id is needed:
+// the server stops applying acknowledgements the moment the game changes,
+// and every apply queued before that is delivered ahead of the unreliable
+// "load game" that moves the client on, so no apply crosses a game change.
 type Apply struct {
-	GameID   game.GameID
 	Seq      snapshot.Seq
-	BaseHash uint32
+	BaseHash uint32 // 0: not sent
 }
 
-// ApplyLen is the encoded size of an Apply.
-const ApplyLen = 13
+// MaxApplyLen bounds the encoded size of an Apply (kind, a uvarint of at
+// most 5 bytes, the hash).
+const MaxApplyLen = 1 + binary.MaxVarintLen32 + 4
 
-// Append: kind 1 | game id u32 | seq u32 | base hash u32.
-func (m Apply) Append(b []byte) []byte {
-	b = append(b, byte(RelApply))
-	b = binary.LittleEndian.AppendUint32(b, uint32(m.GameID))
-	b = binary.LittleEndian.AppendUint32(b, uint32(m.Seq))
-	return binary.LittleEndian.AppendUint32(b, m.BaseHash)
+// Append writes the message given the previous apply's sequence prev
+// (prev < m.Seq): kind 1 | uvarint(Seq-prev), or kind 4 | uvarint(Seq-prev)
+// | base hash u32 when BaseHash != 0. Usually 2 bytes.
+func (m Apply) Append(b []byte, prev snapshot.Seq) []byte {
+	kind := RelApply
+	if m.BaseHash != 0 {
+		kind = RelApplyVerified
+	}
+	b = append(b, byte(kind))
+	b = binary.AppendUvarint(b, uint64(uint32(m.Seq-prev)))
+	if m.BaseHash != 0 {
+		b = binary.LittleEndian.AppendUint32(b, m.BaseHash)
+	}
+	return b
 }
 
-// ParseApply parses an Apply.
-func ParseApply(p []byte) (Apply, error) {
-	d := dec{b: p}
+// ParseApply parses an Apply written against the same prev. A distance of
+// 0 or one that does not fit 32 bits is ErrMalformed.
+func ParseApply(p []byte, prev snapshot.Seq) (Apply, error) {
 	var m Apply
-	if Kind(d.u8()) != RelApply && d.err == nil {
+	if len(p) == 0 {
+		return m, fmt.Errorf("%w: empty apply", ErrMalformed)
+	}
+	kind := Kind(p[0])
+	if kind != RelApply && kind != RelApplyVerified {
 		return m, ErrKind
 	}
-	m.GameID = game.GameID(d.u32())
-	m.Seq = snapshot.Seq(d.u32())
-	m.BaseHash = d.u32()
+	dist, n := binary.Uvarint(p[1:])
+	if n <= 0 || n > binary.MaxVarintLen32 || dist == 0 || dist > 1<<32-1 {
+		return m, fmt.Errorf("%w: apply distance", ErrMalformed)
+	}
+	m.Seq = prev + snapshot.Seq(dist)
+	d := dec{b: p[1+n:]}
+	if kind == RelApplyVerified {
+		m.BaseHash = d.u32()
+		if m.BaseHash == 0 && d.err == nil {
+			return m, fmt.Errorf("%w: apply hash 0", ErrMalformed)
+		}
+	}
 	return m, d.done()
 }
 

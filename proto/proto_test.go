@@ -10,7 +10,7 @@ func TestRoundTrip(t *testing.T) {
 	conn := Connect{Nonce: 7, Cookie: Cookie{1, 2}, Version: Version, RegistryHash: 99, Password: "pw", Name: "bob"}
 	acc := Accept{Nonce: 7, ConnID: 0x1234, Client: 3, GameID: 0xdeadbeef, FrameDur: 16666, Settings: "map=one"}
 	ref := Refuse{Nonce: 7, Reason: ReasonServerFull, Text: "server full"}
-	app := Apply{GameID: 5, Seq: 9, BaseHash: 11}
+	app := Apply{Seq: 9, BaseHash: 11}
 	cases := []struct {
 		name  string
 		b     []byte
@@ -22,7 +22,8 @@ func TestRoundTrip(t *testing.T) {
 		{"accept", acc.Append(nil), []byte{4, 7, 0, 0, 0, 0, 0, 0, 0, 0x34, 0x12, 3, 0xef, 0xbe, 0xad, 0xde, 0x1a, 0x41, 0, 0, 7, 0, 'm', 'a', 'p', '=', 'o', 'n', 'e'},
 			func(b []byte) (any, error) { return ParseAccept(b) }, acc},
 		{"refuse", ref.Append(nil), nil, func(b []byte) (any, error) { return ParseRefuse(b) }, ref},
-		{"apply", app.Append(nil), []byte{1, 5, 0, 0, 0, 9, 0, 0, 0, 11, 0, 0, 0}, func(b []byte) (any, error) { return ParseApply(b) }, app},
+		{"apply verified", app.Append(nil, 7), []byte{4, 2, 11, 0, 0, 0}, func(b []byte) (any, error) { return ParseApply(b, 7) }, app},
+		{"apply", Apply{Seq: 300}.Append(nil, 0), []byte{1, 0xac, 0x02}, func(b []byte) (any, error) { return ParseApply(b, 0) }, Apply{Seq: 300}},
 		{"challenge", Challenge{Nonce: 1, Cookie: Cookie{9}}.Append(nil), nil, func(b []byte) (any, error) { return ParseChallenge(b) }, Challenge{Nonce: 1, Cookie: Cookie{9}}},
 		{"disconnect", Disconnect{ReasonKicked}.Append(nil), []byte{3, 9}, func(b []byte) (any, error) { return ParseDisconnect(b) }, Disconnect{ReasonKicked}},
 	}
@@ -53,7 +54,8 @@ func FuzzParse(f *testing.F) {
 	f.Add(Connect{Nonce: 7, Name: "x"}.Append(nil))
 	f.Add(Accept{Nonce: 7, FrameDur: 1, Settings: "s"}.Append(nil))
 	f.Add(Refuse{Reason: 1, Text: "t"}.Append(nil))
-	f.Add(Apply{Seq: 1}.Append(nil))
+	f.Add(Apply{Seq: 1}.Append(nil, 0))
+	f.Add(Apply{Seq: 70, BaseHash: 3}.Append(nil, 5))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if m, err := ParseConnect(b); err == nil {
 			if m2, err := ParseConnect(m.Append(nil)); err != nil || m2 != m {
@@ -70,7 +72,11 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("refuse round trip")
 			}
 		}
-		ParseApply(b)
+		if m, err := ParseApply(b, 5); err == nil {
+			if got, err := ParseApply(m.Append(nil, 5), 5); err != nil || got != m {
+				t.Fatalf("apply round trip: %+v -> %+v, %v", m, got, err)
+			}
+		}
 		ParseChallenge(b)
 		ParseDisconnect(b)
 		ParseGetChallenge(b)

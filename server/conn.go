@@ -39,17 +39,20 @@ type ClientStats struct {
 }
 
 type client struct {
-	s       *Server
-	num     game.ClientNum
-	id      netchan.ConnID
-	addr    netip.AddrPort
-	nonce   uint64
-	name    string
-	ch      *netchan.Channel
-	enc     *snapshot.Encoder
-	emit    func([]byte)
-	inGame  bool
-	leaving bool
+	s     *Server
+	num   game.ClientNum
+	id    netchan.ConnID
+	addr  netip.AddrPort
+	nonce uint64
+	name  string
+	ch    *netchan.Channel
+	enc   *snapshot.Encoder
+	// lastApply is the sequence of the last "apply S" queued in this game:
+	// applies are sent as the distance from it (proto.Apply).
+	lastApply snapshot.Seq
+	emit      func([]byte)
+	inGame    bool
+	leaving   bool
 
 	lastRecv     time.Duration
 	cmds         [cmdRing]cmdSlot
@@ -94,6 +97,7 @@ func newClient(s *Server, num game.ClientNum, id netchan.ConnID, from netip.Addr
 func (c *client) enterGame() {
 	c.enc = snapshot.NewEncoder(c.s.reg)
 	c.enc.Base().CopyFrom(c.s.mapBase)
+	c.lastApply = 0 // the client resets its own when it loads the game
 	c.inGame = true
 	c.resetCmds()
 	c.evCursor = c.s.unrelAt + uint64(len(c.s.unrel))
@@ -112,6 +116,7 @@ func (c *client) leaveGame() {
 	c.resetCmds()
 	c.enc = snapshot.NewEncoder(c.s.reg)
 	c.enc.Base().CopyFrom(c.s.mapBase)
+	c.lastApply = 0 // the client resets its own when it loads the game
 }
 
 func (c *client) resetCmds() {
@@ -232,12 +237,13 @@ func (h *chanHandler) Unreliable(typ netchan.MessageType, msg []byte) {
 			if c.s.cfg.OnApply != nil {
 				c.s.cfg.OnApply(c.num, m.Seq, c.enc.Base())
 			}
-			a := proto.Apply{GameID: c.s.gameID, Seq: m.Seq}
+			a := proto.Apply{Seq: m.Seq}
 			if c.s.cfg.VerifyBase {
 				a.BaseHash = uint32(c.enc.Base().Hash()) | 1 // 0 means "not sent"
 			}
-			var b [proto.ApplyLen]byte
-			c.queueReliable(a.Append(b[:0]))
+			var b [proto.MaxApplyLen]byte
+			c.queueReliable(a.Append(b[:0], c.lastApply))
+			c.lastApply = m.Seq
 		}
 	}
 	if typ != proto.TypeCommands {
