@@ -1,0 +1,841 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/snapwire/snapwire/q3/msg"
+	"github.com/snapwire/snapwire/q3/netchan"
+	"github.com/snapwire/snapwire/q3/oob"
+)
+
+// Defaults and limits (ioq3 cl_main.c, cl_input.c).
+const (
+	DefaultPacketRate = 60    // packets a second (cl_maxpackets is 30 in ioq3; the brief's default is 60)
+	MinPacketRate     = 15    // cl_maxpackets lower bound
+	MaxPacketRate     = 125   // cl_maxpackets upper bound
+	DefaultPacketDup  = 1     // cl_packetdup
+	MaxPacketDup      = 5     // cl_packetdup upper bound
+	DefaultSnaps      = 20    // snaps userinfo
+	DefaultRate       = 25000 // rate userinfo
+	DefaultGameName   = "Quake3Arena"
+
+	ResendInterval  = 3 * time.Second // RETRANSMIT_TIMEOUT
+	MaxResends      = 5               // getchallenge / connect attempts before giving up
+	DefaultTimeout  = 15 * time.Second
+	connectedPeriod = time.Second // CL_ReadyToSendPacket before the gamestate
+	cmdBackup       = 64          // CMD_BACKUP
+	cmdMask         = cmdBackup - 1
+	maxErrors       = 20
+)
+
+// Errors.
+var (
+	ErrDisconnected = errors.New("client: disconnected")
+	ErrTimeout      = errors.New("client: server timed out")
+	ErrRefused      = errors.New("client: server refused the connection")
+	ErrNoAnswer     = errors.New("client: no answer to the handshake")
+	ErrOverflow     = errors.New("client: reliable command overflow")
+	ErrConfig       = errors.New("client: bad configuration")
+)
+
+// Phase is the connection state (ioq3 connstate_t, CA_CHALLENGING..CA_ACTIVE).
+type Phase uint8
+
+// Phases.
+const (
+	Challenging  Phase = iota + 1 // sending getchallenge
+	Connecting                    // sending connect
+	Connected                     // netchan up, waiting for the gamestate
+	Primed                        // gamestate received, no valid snapshot yet
+	Active                        // snapshots arriving, user commands going out
+	Disconnected                  // dropped, refused, timed out or quit
+)
+
+func (p Phase) String() string {
+	switch p {
+	case Challenging:
+		return "challenging"
+	case Connecting:
+		return "connecting"
+	case Connected:
+		return "connected"
+	case Primed:
+		return "primed"
+	case Active:
+		return "active"
+	case Disconnected:
+		return "disconnected"
+	}
+	return "phase(" + strconv.Itoa(int(p)) + ")"
+}
+
+// Sender sends one UDP payload to the server. pkt is valid only during the
+// call.
+type Sender func(pkt []byte)
+
+// Config configures a Client. The zero value of every field means its
+// default.
+type Config struct {
+	Name string // userinfo name (default "snapwire")
+	// Protocol is the protocol number announced in the userinfo: 68 or 71.
+	// 0 takes the one the server reports in challengeResponse (ioq3 falls
+	// back the same way).
+	Protocol int
+	// Framing of the netchan. Auto picks Legacy (with XOR) for 68 and
+	// Checksummed for 71; a Debian server with com_protocol 71 and
+	// com_legacyprotocol 71 wants protocol 71 in Legacy framing.
+	Framing    FramingChoice
+	PacketRate int // packets a second once primed, MinPacketRate..MaxPacketRate (default 60)
+	PacketDup  int // cl_packetdup: earlier packets' commands repeated (default 1; -1 for 0)
+	Snaps      int // snaps userinfo (default 20)
+	Rate       int // rate userinfo (default 25000)
+	GameName   string
+	// Seed makes the client challenge and qport; QPort and ClientChallenge
+	// override them when not zero.
+	Seed            uint64
+	QPort           uint16
+	ClientChallenge int32
+	// Userinfo holds extra or overriding userinfo pairs.
+	Userinfo oob.Info
+	// Commands are reliable commands ("say hello") queued CommandDelay after
+	// the client becomes Active, when the game has put the player in the
+	// world (the game ignores commands of a client not yet in it).
+	Commands     []string
+	CommandDelay time.Duration // default 1 s
+	// Input fills each new user command (ServerTime is already set); nil
+	// sends no movement.
+	Input   func(cmd *msg.UserCmd)
+	Timeout time.Duration // no server packet for this long: disconnect (default 15 s)
+	// Log receives a cl_shownet-like line per message and op when set.
+	Log io.Writer
+}
+
+// FramingChoice selects the netchan framing.
+type FramingChoice uint8
+
+// Framing choices.
+const (
+	FramingAuto FramingChoice = iota
+	FramingLegacy
+	FramingChecksummed
+)
+
+// Stats is what a session saw; its JSON form is the CLI summary.
+type Stats struct {
+	Phase            string `json:"phase"`
+	Protocol         int    `json:"protocol"`
+	Framing          string `json:"framing"`
+	ClientNum        int32  `json:"client_num"`
+	Map              string `json:"map"`
+	ServerID         int32  `json:"server_id"`
+	Snapshots        int    `json:"snapshots"`
+	InvalidSnapshots int    `json:"invalid_snapshots"`
+	// TimeNotRising counts valid snapshots whose server time was not
+	// above the previous one's.
+	TimeNotRising int   `json:"time_not_rising"`
+	ParseErrors   int   `json:"parse_errors"`
+	NetchanErrors int   `json:"netchan_errors"`
+	Dropped       int   `json:"dropped"` // server packets the netchan saw missing
+	EntitiesSeen  int   `json:"entities_seen"`
+	EntitiesMoved int   `json:"entities_moved"` // distinct entities whose pos.trBase changed between snapshots
+	PlayersMoved  int   `json:"players_moved"`  // of which ET_PLAYER entities
+	BytesIn       int64 `json:"bytes_in"`
+	BytesOut      int64 `json:"bytes_out"`
+	PacketsIn     int   `json:"packets_in"`
+	PacketsOut    int   `json:"packets_out"`
+	// ServerMessages counts netchan messages parsed.
+	ServerMessages   int      `json:"server_messages"`
+	ServerTimeFirst  int32    `json:"server_time_first"`
+	ServerTimeLast   int32    `json:"server_time_last"`
+	CommandTimeLast  int32    `json:"command_time_last"` // playerstate commandTime: our last usercmd the server ran
+	ServerCommands   int      `json:"server_commands"`
+	ClientCommands   int32    `json:"client_commands"`    // reliable commands queued
+	ClientCommandAck int32    `json:"client_command_ack"` // of which the server acknowledged
+	Usercmds         int32    `json:"usercmds"`
+	PingMs           int      `json:"ping_ms"`
+	Reason           string   `json:"reason,omitempty"`
+	Errors           []string `json:"errors,omitempty"`
+}
+
+// outPacket is ioq3 outPacket_t: what each sent packet carried, for
+// cl_packetdup and the ping.
+type outPacket struct {
+	cmdNumber  int32
+	serverTime int32
+	realtime   time.Duration
+}
+
+// Client is the I/O-free core of a Quake 3 client.
+type Client struct {
+	cfg   Config
+	send  Sender
+	phase Phase
+	err   error
+
+	clientChallenge int32
+	qport           uint16
+	guid            string
+	challenge       int32
+	protocol        int
+	framing         netchan.Framing
+	resendAt        time.Duration
+	resends         int
+
+	ch     *netchan.Chan
+	st     msg.ClientState
+	rbuf   []byte // received message, unscrambled in place
+	lastRx time.Duration
+
+	serverID      int32
+	executed      int32 // last server command handled (cgame's serverCommandSequence)
+	activeSince   time.Duration
+	commandsSent  bool
+	disconnecting bool
+
+	reliableSeq int32
+	reliableAck int32
+	reliable    [msg.MaxReliableCommands]string
+
+	cmdNumber  int32
+	cmds       [cmdBackup]msg.UserCmd
+	outPackets [msg.PacketBackup]outPacket
+	nextPacket time.Duration
+
+	timeDelta     int32 // server time minus our clock, ms
+	haveTimeDelta bool
+	lastCmdTime   int32
+
+	// entity tracking
+	seenEnt  [msg.MaxGEntities]bool
+	movedEnt [msg.MaxGEntities]bool
+	prevSnap int32 // message number of the last valid snapshot tracked
+
+	// outgoing scratch
+	w      msg.Writer
+	wbuf   []byte
+	pkt    []byte
+	cm     msg.ClientMessage
+	ccs    [msg.MaxReliableCommands]msg.ClientCommand
+	move   msg.Move
+	ops    []msg.ClientOp
+	outBuf []byte
+
+	rec *recorder
+
+	stats Stats
+}
+
+// New returns a client that will connect through send; call Advance to
+// start the handshake.
+func New(cfg Config, send Sender) (*Client, error) {
+	if cfg.Name == "" {
+		cfg.Name = "snapwire"
+	}
+	if cfg.Protocol != 0 && cfg.Protocol != 68 && cfg.Protocol != 71 {
+		return nil, fmt.Errorf("%w: protocol %d (68 or 71)", ErrConfig, cfg.Protocol)
+	}
+	if cfg.PacketRate == 0 {
+		cfg.PacketRate = DefaultPacketRate
+	}
+	if cfg.PacketRate < MinPacketRate || cfg.PacketRate > MaxPacketRate {
+		return nil, fmt.Errorf("%w: packet rate %d (%d..%d)", ErrConfig, cfg.PacketRate, MinPacketRate, MaxPacketRate)
+	}
+	switch {
+	case cfg.PacketDup == 0:
+		cfg.PacketDup = DefaultPacketDup
+	case cfg.PacketDup < 0:
+		cfg.PacketDup = 0
+	case cfg.PacketDup > MaxPacketDup:
+		return nil, fmt.Errorf("%w: packetdup %d (0..%d)", ErrConfig, cfg.PacketDup, MaxPacketDup)
+	}
+	if cfg.Snaps == 0 {
+		cfg.Snaps = DefaultSnaps
+	}
+	if cfg.Rate == 0 {
+		cfg.Rate = DefaultRate
+	}
+	if cfg.GameName == "" {
+		cfg.GameName = DefaultGameName
+	}
+	if cfg.CommandDelay == 0 {
+		cfg.CommandDelay = time.Second
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if send == nil {
+		return nil, fmt.Errorf("%w: nil sender", ErrConfig)
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x71c11e47))
+	c := &Client{cfg: cfg, send: send, phase: Challenging, prevSnap: -1}
+	c.clientChallenge = cfg.ClientChallenge
+	if c.clientChallenge == 0 {
+		c.clientChallenge = int32(rng.Uint32() & 0x7fffffff) // ioq3: ((rand() << 16) ^ rand()) ^ Com_Milliseconds()
+	}
+	c.qport = cfg.QPort
+	if c.qport == 0 {
+		c.qport = uint16(rng.UintN(65535) + 1)
+	}
+	// cl_guid: 32 upper-case hex digits (ioq3 CL_UpdateGUID makes an MD5
+	// of the cd key file; any such string passes OpenArena's check).
+	c.guid = fmt.Sprintf("%016X%016X", rng.Uint64(), rng.Uint64())
+	c.protocol = cfg.Protocol
+	c.stats.Protocol = cfg.Protocol
+	return c, nil
+}
+
+// Phase is the connection state.
+func (c *Client) Phase() Phase { return c.phase }
+
+// Err is why the client is Disconnected (nil while connected, and after a
+// clean Disconnect).
+func (c *Client) Err() error { return c.err }
+
+// State is the parse state: configstrings, baselines, the snapshot ring.
+func (c *Client) State() *msg.ClientState { return &c.st }
+
+// Snapshot is the latest valid snapshot: its player state and entities.
+func (c *Client) Snapshot() *msg.Snapshot { return &c.st.Snap }
+
+// QPort is the qport the client sends.
+func (c *Client) QPort() uint16 { return c.qport }
+
+// ClientChallenge is the challenge the client sends in getchallenge.
+func (c *Client) ClientChallenge() int32 { return c.clientChallenge }
+
+// Stats returns the counters so far.
+func (c *Client) Stats() Stats {
+	s := c.stats
+	s.Phase = c.phase.String()
+	s.Protocol = c.protocol
+	if c.ch != nil {
+		s.Framing = c.framing.String()
+	}
+	s.ClientNum = c.st.ClientNum
+	s.ServerID = c.serverID
+	s.ClientCommands = c.reliableSeq
+	s.ClientCommandAck = c.reliableAck
+	s.Usercmds = c.cmdNumber
+	s.Errors = append([]string(nil), c.stats.Errors...)
+	return s
+}
+
+func (c *Client) addError(counter *int, err error) {
+	*counter++
+	if len(c.stats.Errors) < maxErrors {
+		c.stats.Errors = append(c.stats.Errors, err.Error())
+	}
+}
+
+func (c *Client) logf(format string, args ...any) {
+	if c.cfg.Log != nil {
+		fmt.Fprintf(c.cfg.Log, format+"\n", args...)
+	}
+}
+
+// fail ends the session.
+func (c *Client) fail(err error) {
+	if c.phase == Disconnected {
+		return
+	}
+	c.phase = Disconnected
+	c.err = err
+	if err != nil {
+		c.stats.Reason = err.Error()
+		c.logf("disconnected: %v", err)
+	}
+}
+
+// AddCommand queues a reliable client command (ioq3 CL_AddReliableCommand).
+// It fails when MaxReliableCommands are waiting for an acknowledgement.
+func (c *Client) AddCommand(text string) error {
+	if c.reliableSeq-c.reliableAck >= msg.MaxReliableCommands {
+		return ErrOverflow
+	}
+	c.reliableSeq++
+	c.reliable[c.reliableSeq&(msg.MaxReliableCommands-1)] = text
+	return nil
+}
+
+// Say queues "say TEXT".
+func (c *Client) Say(text string) error { return c.AddCommand("say " + text) }
+
+// userinfo is the connect userinfo, in the order ioq3 sends it.
+func (c *Client) userinfo() (string, error) {
+	var in oob.Info
+	for _, kv := range [][2]string{
+		{"challenge", strconv.Itoa(int(c.challenge))},
+		{"qport", strconv.Itoa(int(c.qport))},
+		{"protocol", strconv.Itoa(c.protocol)},
+		{"name", c.cfg.Name},
+		{"rate", strconv.Itoa(c.cfg.Rate)},
+		{"snaps", strconv.Itoa(c.cfg.Snaps)},
+		{"model", "sarge"},
+		{"headmodel", "sarge"},
+		{"handicap", "100"},
+		{"color1", "4"},
+		{"color2", "5"},
+		{"sex", "male"},
+		{"teamtask", "0"},
+		{"cl_anonymous", "0"},
+		{"cg_predictItems", "1"},
+		{"cl_guid", c.guid}, // OpenArena refuses a client without one ("Invalid GUID")
+	} {
+		if err := in.Set(kv[0], kv[1]); err != nil {
+			return "", err
+		}
+	}
+	for _, kv := range c.cfg.Userinfo {
+		if err := in.Set(kv.Key, kv.Value); err != nil {
+			return "", err
+		}
+	}
+	return in.String(), nil
+}
+
+// HandlePacket processes one UDP payload from the server at time now.
+// Errors report what was wrong with the packet; the session goes on
+// unless Phase says Disconnected.
+func (c *Client) HandlePacket(now time.Duration, pkt []byte) error {
+	c.stats.BytesIn += int64(len(pkt))
+	c.stats.PacketsIn++
+	if c.phase == Disconnected {
+		return nil
+	}
+	if oob.IsOOB(pkt) {
+		return c.handleOOB(now, pkt)
+	}
+	if c.ch == nil {
+		return nil // netchan packet before connectResponse: ignored, as ioq3
+	}
+	m, seq, ok, err := c.ch.Process(pkt)
+	if err != nil {
+		c.addError(&c.stats.NetchanErrors, fmt.Errorf("netchan: %w", err))
+		return err
+	}
+	if !ok {
+		return nil
+	}
+	c.stats.Dropped += int(c.ch.Dropped)
+	c.lastRx = now
+	c.rbuf = append(c.rbuf[:0], m...)
+	m = c.rbuf
+	if c.framing == netchan.Legacy {
+		// CL_Netchan_Decode reads the acknowledge from the still scrambled
+		// message and keys on our command of that number.
+		ack := readLong(m)
+		netchan.ServerXOR(m, c.challenge, seq, c.reliable[ack&(msg.MaxReliableCommands-1)])
+	}
+	return c.parseServerMessage(now, m, seq)
+}
+
+// readLong reads the first 32-bit value of a message, as the engine does
+// before unscrambling; it yields 0 on a short message.
+func readLong(m []byte) int32 {
+	var r msg.Reader
+	r.Reset(m)
+	return r.ReadInt32()
+}
+
+func (c *Client) handleOOB(now time.Duration, pkt []byte) error {
+	m, err := oob.ParseServerPacket(pkt)
+	if err != nil {
+		return err
+	}
+	switch m := m.(type) {
+	case *oob.ChallengeResponse:
+		if c.phase != Challenging {
+			return nil
+		}
+		if m.NArgs >= 2 && m.ClientChallenge != c.clientChallenge {
+			return fmt.Errorf("client: challengeResponse for client challenge %d, ours is %d", m.ClientChallenge, c.clientChallenge)
+		}
+		c.challenge = m.Challenge
+		if c.protocol == 0 {
+			c.protocol = 71
+			if m.NArgs >= 3 && (m.Protocol == 68 || m.Protocol == 71) {
+				c.protocol = int(m.Protocol)
+			}
+		}
+		c.logf("challengeResponse %d (server protocol %d, ours %d)", m.Challenge, m.Protocol, c.protocol)
+		c.phase, c.resendAt, c.resends = Connecting, now, 0
+	case *oob.ConnectResponse:
+		if c.phase != Connecting {
+			return nil
+		}
+		if m.HasChallenge && m.Challenge != c.challenge {
+			return fmt.Errorf("client: connectResponse for challenge %d, ours is %d", m.Challenge, c.challenge)
+		}
+		c.framing = netchan.Checksummed
+		if c.cfg.Framing == FramingLegacy || (c.cfg.Framing == FramingAuto && c.protocol == 68) {
+			c.framing = netchan.Legacy
+		}
+		c.ch = netchan.NewChan(netchan.ClientToServer, c.framing, c.qport, c.challenge)
+		c.logf("connectResponse: %s framing, qport %d", c.framing, c.qport)
+		c.phase, c.nextPacket, c.lastRx = Connected, now, now
+	case *oob.Print:
+		text := strings.TrimSpace(m.Text)
+		c.logf("print: %s", text)
+		if c.phase == Challenging || c.phase == Connecting {
+			c.fail(fmt.Errorf("%w: %s", ErrRefused, text))
+		}
+	case *oob.Disconnect:
+		if c.phase >= Connected {
+			c.fail(fmt.Errorf("%w: server sent disconnect", ErrDisconnected))
+		}
+	}
+	return nil
+}
+
+func (c *Client) parseServerMessage(now time.Duration, data []byte, seq int32) error {
+	sm, err := c.st.ParseServerMessage(data, seq)
+	c.stats.ServerMessages++
+	if sm != nil {
+		// ioq3 CL_ParseServerMessage: an acknowledge older than the window
+		// means the server is confused; treat everything as acknowledged.
+		c.reliableAck = sm.ReliableAck
+		if c.reliableAck < c.reliableSeq-msg.MaxReliableCommands || c.reliableAck > c.reliableSeq {
+			c.reliableAck = c.reliableSeq
+		}
+		if c.cfg.Log != nil {
+			c.logMessage(len(data), sm, err)
+		}
+		for _, o := range sm.Ops {
+			switch o := o.(type) {
+			case *msg.Gamestate:
+				c.gamestate(now, o)
+			case *msg.Snapshot:
+				c.snapshot(now, o)
+			}
+		}
+	}
+	c.serverCommands()
+	if err != nil {
+		c.addError(&c.stats.ParseErrors, fmt.Errorf("seq %d: %w", seq, err))
+		return err
+	}
+	if c.rec != nil {
+		c.rec.message(c, sm, data, seq)
+	}
+	return nil
+}
+
+func (c *Client) gamestate(now time.Duration, g *msg.Gamestate) {
+	c.executed = g.CommandSeq
+	sys, _ := oob.ParseInfo(c.st.Configstrings[msg.CSSystemInfo], oob.BigInfoString)
+	id, _ := strconv.Atoi(sys.Value("sv_serverid"))
+	c.serverID = int32(id)
+	si, _ := oob.ParseInfo(c.st.Configstrings[msg.CSServerInfo], oob.BigInfoString)
+	c.stats.Map = si.Value("mapname")
+	c.prevSnap = -1
+	c.haveTimeDelta = false
+	if c.phase < Primed || c.phase == Active {
+		c.phase = Primed
+	}
+	c.nextPacket = now
+	c.logf("gamestate: map %s serverId %d clientNum %d checksumFeed %d", c.stats.Map, c.serverID, g.ClientNum, g.ChecksumFeed)
+	if c.rec != nil {
+		c.rec.gamestate(c, g)
+	}
+}
+
+func (c *Client) snapshot(now time.Duration, s *msg.Snapshot) {
+	if !s.Valid {
+		c.stats.InvalidSnapshots++
+		return
+	}
+	c.stats.Snapshots++
+	if c.stats.Snapshots == 1 {
+		c.stats.ServerTimeFirst = s.ServerTime
+	} else if s.ServerTime <= c.stats.ServerTimeLast {
+		c.stats.TimeNotRising++
+	}
+	c.stats.ServerTimeLast = s.ServerTime
+	c.stats.CommandTimeLast = s.PS.CommandTime
+
+	// Clock: ioq3 CL_AdjustTimeDelta, simplified: reset on a large error,
+	// move halfway on a medium one, creep by a millisecond otherwise.
+	nowMs := int32(now / time.Millisecond)
+	d := s.ServerTime - nowMs
+	switch diff := d - c.timeDelta; {
+	case !c.haveTimeDelta || diff > 500 || diff < -500:
+		c.timeDelta, c.haveTimeDelta = d, true
+	case diff > 100 || diff < -100:
+		c.timeDelta += diff / 2
+	case diff > 0:
+		c.timeDelta++
+	case diff < 0:
+		c.timeDelta--
+	}
+
+	// Ping: ioq3 CL_ParseSnapshot, the newest packet whose command the
+	// server has run.
+	for i := int32(0); i < msg.PacketBackup; i++ {
+		p := &c.outPackets[(c.ch.OutgoingSequence-1-i)&msg.PacketMask]
+		if p.cmdNumber > 0 && s.PS.CommandTime >= p.serverTime {
+			c.stats.PingMs = int((now - p.realtime) / time.Millisecond)
+			break
+		}
+	}
+
+	// Entities: which we saw, which moved since the previous snapshot.
+	var prev *msg.Snapshot
+	if c.prevSnap >= 0 {
+		prev = c.st.DeltaSnapshot(c.prevSnap)
+	}
+	j := 0
+	for i := range s.Entities {
+		e := &s.Entities[i]
+		if !c.seenEnt[e.Number] {
+			c.seenEnt[e.Number] = true
+			c.stats.EntitiesSeen++
+		}
+		if prev == nil {
+			continue
+		}
+		for j < len(prev.Entities) && prev.Entities[j].Number < e.Number {
+			j++
+		}
+		if j < len(prev.Entities) && prev.Entities[j].Number == e.Number &&
+			prev.Entities[j].Pos.Base != e.Pos.Base && !c.movedEnt[e.Number] {
+			c.movedEnt[e.Number] = true
+			c.stats.EntitiesMoved++
+			if e.EType == etPlayer {
+				c.stats.PlayersMoved++
+			}
+		}
+	}
+	c.prevSnap = s.MessageNum
+	if c.phase == Primed {
+		c.phase = Active
+		c.activeSince = now
+		c.logf("active at server time %d", s.ServerTime)
+	}
+}
+
+// etPlayer is ET_PLAYER (bg_public.h entityType_t).
+const etPlayer = 1
+
+// serverCommands handles the server commands not seen yet, as cgame does
+// (CL_GetServerCommand): configstring changes and the disconnect command.
+func (c *Client) serverCommands() {
+	for c.executed < c.st.ServerCommandSequence {
+		c.executed++
+		if c.st.ServerCommandSequence-c.executed >= msg.MaxReliableCommands {
+			continue // overwritten before we looked (cannot happen in one message)
+		}
+		text := c.st.ServerCommand(c.executed)
+		c.stats.ServerCommands++
+		args := oob.Tokenize(text)
+		if len(args) == 0 {
+			continue
+		}
+		switch args[0] {
+		case "disconnect":
+			reason := "server disconnected"
+			if len(args) > 1 {
+				reason = args[1]
+			}
+			c.fail(fmt.Errorf("%w: %s", ErrDisconnected, reason))
+		case "cs":
+			if len(args) >= 2 {
+				if i, err := strconv.Atoi(args[1]); err == nil && i >= 0 && i < msg.MaxConfigstrings {
+					v := ""
+					if len(args) > 2 {
+						v = args[2]
+					}
+					c.st.Configstrings[i], c.st.ConfigstringSet[i] = v, true
+				}
+			}
+		}
+	}
+}
+
+// Advance sends whatever is due at now and returns the time it wants to
+// be called again (a time in the past when disconnected: there is nothing
+// left to do).
+func (c *Client) Advance(now time.Duration) time.Duration {
+	switch c.phase {
+	case Challenging, Connecting:
+		if now < c.resendAt {
+			return c.resendAt
+		}
+		if c.resends >= MaxResends {
+			c.fail(fmt.Errorf("%w: %d %s attempts", ErrNoAnswer, c.resends, c.phase))
+			return now
+		}
+		c.resends++
+		c.resendAt = now + ResendInterval
+		var err error
+		if c.phase == Challenging {
+			gc := oob.GetChallenge{ClientChallenge: strconv.Itoa(int(c.clientChallenge)), GameName: c.cfg.GameName}
+			c.outBuf, err = gc.Append(c.outBuf[:0])
+		} else {
+			var ui string
+			if ui, err = c.userinfo(); err == nil {
+				cn := oob.Connect{Userinfo: ui}
+				c.outBuf, err = cn.Append(c.outBuf[:0])
+			}
+		}
+		if err != nil {
+			c.fail(err)
+			return now
+		}
+		c.transmitRaw(c.outBuf)
+		return c.resendAt
+	case Connected, Primed, Active:
+		if now-c.lastRx > c.cfg.Timeout {
+			c.fail(ErrTimeout)
+			return now
+		}
+		if c.phase == Active && !c.commandsSent && now-c.activeSince >= c.cfg.CommandDelay {
+			c.commandsSent = true
+			for _, t := range c.cfg.Commands {
+				if err := c.AddCommand(t); err != nil {
+					c.fail(err)
+					return now
+				}
+			}
+		}
+		if now < c.nextPacket {
+			return c.nextPacket
+		}
+		c.writePacket(now)
+		if c.phase == Connected {
+			c.nextPacket = now + connectedPeriod
+		} else {
+			c.nextPacket += time.Second / time.Duration(c.cfg.PacketRate)
+			if c.nextPacket <= now { // fell behind: do not burst
+				c.nextPacket = now + time.Second/time.Duration(c.cfg.PacketRate)
+			}
+		}
+		return c.nextPacket
+	}
+	return now
+}
+
+// Disconnect sends the reliable "disconnect" three times, as ioq3
+// CL_Disconnect does, and ends the session.
+func (c *Client) Disconnect(now time.Duration) {
+	if c.phase >= Connected && c.phase != Disconnected {
+		if c.AddCommand("disconnect") == nil {
+			for range 3 {
+				c.writePacket(now)
+			}
+		}
+	}
+	if c.phase != Disconnected {
+		c.phase = Disconnected
+		c.stats.Reason = "quit"
+	}
+}
+
+func (c *Client) transmitRaw(p []byte) {
+	c.stats.BytesOut += int64(len(p))
+	c.stats.PacketsOut++
+	c.send(p)
+}
+
+// writePacket is ioq3 CL_WritePacket + CL_Netchan_Transmit.
+func (c *Client) writePacket(now time.Duration) {
+	if c.phase == Active && c.haveTimeDelta {
+		c.newCommand(now)
+	}
+	c.cm.ServerID = c.serverID
+	c.cm.MessageAck = c.st.ServerMessageSequence
+	c.cm.ReliableAck = c.st.ServerCommandSequence
+	c.ops = c.ops[:0]
+	for i := c.reliableAck + 1; i <= c.reliableSeq; i++ {
+		cc := &c.ccs[i&(msg.MaxReliableCommands-1)]
+		cc.Seq, cc.Text = i, c.reliable[i&(msg.MaxReliableCommands-1)]
+		c.ops = append(c.ops, cc)
+	}
+	seq := c.ch.OutgoingSequence
+	if c.cmdNumber > 0 {
+		old := &c.outPackets[(seq-1-int32(c.cfg.PacketDup))&msg.PacketMask]
+		count := c.cmdNumber - old.cmdNumber
+		count = min(max(count, 0), msg.MaxPacketUsercmds, c.cmdNumber)
+		if count > 0 {
+			c.move.NoDelta = !c.st.Snap.Valid || c.st.ServerMessageSequence != c.st.Snap.MessageNum ||
+				(c.rec != nil && c.rec.waiting)
+			c.move.Cmds = c.move.Cmds[:0]
+			for n := c.cmdNumber - count + 1; n <= c.cmdNumber; n++ {
+				c.move.Cmds = append(c.move.Cmds, c.cmds[n&cmdMask])
+			}
+			c.ops = append(c.ops, &c.move)
+		}
+	}
+	p := &c.outPackets[seq&msg.PacketMask]
+	p.cmdNumber, p.realtime = c.cmdNumber, now
+	p.serverTime = c.cmds[c.cmdNumber&cmdMask].ServerTime
+	c.cm.Ops = c.ops
+
+	c.w.Reset(c.wbuf[:0], msg.MaxMsgLen)
+	lastCmd := c.st.ServerCommand(c.cm.ReliableAck)
+	if err := msg.WriteClientMessage(&c.w, &c.cm, c.st.ChecksumFeed, lastCmd); err != nil {
+		c.fail(fmt.Errorf("client: writing packet: %w", err))
+		return
+	}
+	out := c.w.Bytes()
+	c.wbuf = out[:0]
+	if c.framing == netchan.Legacy {
+		netchan.ClientXOR(out, c.challenge, c.cm.ServerID, c.cm.MessageAck, lastCmd)
+	}
+	var err error
+	c.pkt, err = c.ch.Transmit(c.pkt[:0], out)
+	if err != nil {
+		c.fail(fmt.Errorf("client: %w", err))
+		return
+	}
+	c.transmitRaw(c.pkt)
+	for c.ch.UnsentFragments() {
+		c.pkt = c.ch.TransmitNextFragment(c.pkt[:0])
+		c.transmitRaw(c.pkt)
+	}
+}
+
+// newCommand is ioq3 CL_CreateNewCommands for one frame.
+func (c *Client) newCommand(now time.Duration) {
+	t := int32(now/time.Millisecond) + c.timeDelta
+	if t <= c.lastCmdTime {
+		t = c.lastCmdTime + 1
+	}
+	c.lastCmdTime = t
+	c.cmdNumber++
+	cmd := &c.cmds[c.cmdNumber&cmdMask]
+	*cmd = msg.UserCmd{ServerTime: t}
+	if c.cfg.Input != nil {
+		c.cfg.Input(cmd)
+		cmd.ServerTime = t
+	}
+}
+
+// logMessage prints a server message like cl_shownet 2 (ioq3
+// CL_ParseServerMessage's SHOWNET lines).
+func (c *Client) logMessage(n int, m *msg.ServerMessage, err error) {
+	w := c.cfg.Log
+	fmt.Fprintf(w, "%d: seq %d reliableAck %d\n", n, m.Sequence, m.ReliableAck)
+	for _, o := range m.Ops {
+		switch o := o.(type) {
+		case *msg.ServerCommand:
+			fmt.Fprintf(w, "  svc_serverCommand %d %q\n", o.Seq, o.Text)
+		case *msg.Gamestate:
+			fmt.Fprintf(w, "  svc_gamestate commandSeq %d configstrings %d baselines %d clientNum %d\n",
+				o.CommandSeq, len(o.Configstrings), len(o.Baselines), o.ClientNum)
+		case *msg.Snapshot:
+			fmt.Fprintf(w, "  svc_snapshot serverTime %d delta %d flags %#x entities %d valid %v\n",
+				o.ServerTime, o.DeltaNum, o.Flags, len(o.Entities), o.Valid)
+		default:
+			fmt.Fprintf(w, "  %v\n", o.Op())
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(w, "  ERROR %v\n", err)
+	}
+}
