@@ -216,15 +216,28 @@ func TestPassLossValidates(t *testing.T) {
 }
 
 // Both encoders allocate nothing per snapshot in steady state.
+//
+// measureSteady reads the process-wide malloc counter, which now and then
+// includes an allocation of the runtime's own. An allocation of an encoder
+// is deterministic (fresh encoders replay the same recording), so it shows
+// in every measurement: one clean measurement out of three proves 0.
 func TestSteadyStateAllocs(t *testing.T) {
 	f := getFixture(t, "16p")
-	s, err := measureSteady(f.rec, f.t, f.base, QuickOptions())
-	if err != nil {
-		t.Fatal(err)
+	var s map[string]steadyCost
+	for try := 0; try < 3; try++ {
+		var err error
+		s, err = measureSteady(f.rec, f.t, f.base, QuickOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s[EncDoom3].allocs == 0 && s[EncQuake3].allocs == 0 {
+			break
+		}
+		t.Logf("try %d: %.3f / %.3f allocations per snapshot; measuring again", try, s[EncDoom3].allocs, s[EncQuake3].allocs)
 	}
 	for _, e := range []string{EncDoom3, EncQuake3} {
 		if s[e].allocs != 0 {
-			t.Errorf("%s: %.2f allocations per snapshot", e, s[e].allocs)
+			t.Errorf("%s: %.2f allocations per snapshot in three measurements", e, s[e].allocs)
 		}
 		if s[e].mem <= 0 || s[e].ns256 <= 0 {
 			t.Errorf("%s: memory %d, ns %v", e, s[e].mem, s[e].ns256)

@@ -32,6 +32,7 @@ type DeltaWriter struct {
 	st       Writer
 	changed  bool
 	err      error
+	layout   *Layout // RecordLayout's target, or nil
 }
 
 // NewDeltaWriter returns a DeltaWriter; call Reset before use.
@@ -47,6 +48,7 @@ func (d *DeltaWriter) Reset(base []byte, baseBits int, out *Writer, state []byte
 	d.st.Reset(state)
 	d.changed = false
 	d.err = nil
+	d.layout = nil
 }
 
 // Changed reports whether any field differed from the base, or the new state's length differs
@@ -77,24 +79,35 @@ func (d *DeltaWriter) fail(err error) {
 	}
 }
 
-// field is the delta primitive: one field of n bits (0..64) with encoding raw.
+// field is the delta primitive: one field of n bits (0..64) with encoding raw. The base is
+// compared a word at a time and the flag goes out with the value in one put.
 func (d *DeltaWriter) field(raw uint64, n int) {
 	if d.err != nil {
 		return
 	}
 	raw &= mask(n)
-	b, ok := d.base.tryGet(n)
-	same := ok && b == raw
-	if d.out != nil {
-		if same {
-			d.out.write(0, 1)
-		} else if d.out.reserve(1 + n) {
-			d.out.write(1, 1)
-			d.out.writeN(raw, n)
+	same := false
+	if b := &d.base; n <= b.nbits-b.pos {
+		same = peekN(b.buf, b.pos, n) == raw
+		b.pos += n
+	} else {
+		b.pos = b.nbits // exhausted: every later field counts as changed
+	}
+	if o := d.out; o != nil {
+		if o.err == nil && 1+n <= o.capBits-o.pos*8-o.nacc {
+			o.putField(raw, n, same)
+		} else {
+			o.reserve(1 + n*b2i(!same))
+			if o.err == nil {
+				o.put(0, 1) // same, and only the flag fits
+			}
 		}
 	}
 	if !same {
 		d.changed = true
+	}
+	if d.layout != nil {
+		d.layout.fields = append(d.layout.fields, layoutField{kind: kindFixed, n: uint8(n)})
 	}
 	d.st.writeN(raw, n)
 }
@@ -171,6 +184,9 @@ func deltaBytes[T bytestr](d *DeltaWriter, lenBits, maxLen int, p T) {
 	}
 	if !same {
 		d.changed = true
+	}
+	if d.layout != nil {
+		d.layout.fields = append(d.layout.fields, layoutField{kind: kindBytes, n: uint8(lenBits), length: int32(len(p)), maxLen: int32(maxLen)})
 	}
 	if d.st.reserve(total) {
 		if lenBits > 0 {

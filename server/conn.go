@@ -322,6 +322,7 @@ func (c *client) sendSnapshot(now time.Duration) {
 		Frame: s.frame, Time: s.frameTime(s.frame),
 		Duplicated: c.dupSinceSnap, Lead: c.lead,
 		PVS: &c.pvs, World: s.g, States: c.states, Cmds: c.others, Events: evs,
+		Cache: &s.snapCache,
 	}
 	if c.leadHave {
 		in.Lead = c.leadMin

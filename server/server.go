@@ -121,12 +121,16 @@ type cmdSlot struct {
 // Server is the I/O-free server core: one goroutine calls HandlePacket and
 // Advance with the current virtual time; packets leave through the Sender.
 type Server struct {
-	cfg      Config
-	g        game.Game
-	reg      *game.Registry
-	send     Sender
-	frameDur time.Duration
-	rng      *rand.Rand
+	// snapCache holds every visible entity's state encoded once per frame,
+	// shared by all clients' snapshots of that frame (snapshot.FrameCache).
+	// Anything that changes entities without running a frame invalidates it.
+	snapCache snapshot.FrameCache
+	cfg       Config
+	g         game.Game
+	reg       *game.Registry
+	send      Sender
+	frameDur  time.Duration
+	rng       *rand.Rand
 
 	settings string
 	gameID   game.GameID
@@ -221,6 +225,7 @@ func (s *Server) newGameID() game.GameID {
 // load loads the map and initialises the map base from its entities right
 // after loading (DOOM III §8). Non-PVS states start empty on both ends.
 func (s *Server) load(settings string) error {
+	s.snapCache.Invalidate()
 	if err := s.g.Load(settings); err != nil {
 		return err
 	}
@@ -505,6 +510,7 @@ func (s *Server) ChangeMap(settings string) error {
 		if c == nil {
 			continue
 		}
+		s.snapCache.Invalidate()
 		if err := s.g.ClientConnected(c.num); err != nil {
 			s.drop(c, proto.ReasonKicked, true)
 			continue
@@ -563,6 +569,7 @@ func (s *Server) drop(c *client, why proto.Reason, notify bool) {
 	s.slots[c.num] = nil
 	delete(s.byID, c.id)
 	s.g.ClientDisconnected(c.num)
+	s.snapCache.Invalidate()
 }
 
 // NumClients is the number of connected clients.
@@ -717,6 +724,7 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 		id = netchan.ConnID(s.rng.Uint32())
 	}
 	c := newClient(s, game.ClientNum(slot), id, from, m, now)
+	s.snapCache.Invalidate()
 	if err := s.g.ClientConnected(c.num); err != nil {
 		s.refuse(from, m.Nonce, proto.ReasonServerFull)
 		return

@@ -59,8 +59,10 @@
 //	  duplicated      8  client commands duplicated since the last snapshot, saturating
 //	  lead           16  signed ms the client's commands arrived early, -32767..32767
 //	PVS delta (PVS.WriteDelta)
-//	  mask          128  bit i: chunk i (entities 32i..32i+31) differs from the base PVS
-//	  chunks      32×k   the new value of each changed chunk, ascending
+//	  changed         1  0: the PVS equals the base PVS, nothing else follows
+//	  mask          128  (only if changed) bit i: chunk i (entities 32i..32i+31)
+//	                     differs from the base PVS
+//	  chunks      32×k   (only if changed) the new value of each changed chunk, ascending
 //	entities, for each entity of the PVS whose encoding differs from the base,
 //	ascending:
 //	  more            1  1
@@ -90,6 +92,20 @@
 // entity that the base lacks must carry the spawn flag; entities leave the
 // client's view (removed or out of sight) by leaving the PVS. A snapshot in
 // which nothing changed costs HeaderBits + PVSBaseBits + 3 + NumStates bits.
+//
+// The PVS changed flag is our improvement over the paper: DOOM III §4.2
+// always writes the 128-bit chunk mask ("if no entities entered or left the
+// PVS this results in just 16 bytes"); the flag makes that common case 1
+// bit. A set flag with an all-zero mask is not canonical (ErrCorrupt).
+//
+// # Sharing a frame's encoding between clients
+//
+// Every client's snapshot of a frame sees the same entity states. With a
+// FrameCache in Input.Cache, each visible entity is written through its
+// WriteSnapshot once per frame (its state bits and bitmsg.Layout kept), and
+// every client's Build omits an entity whose state bits equal its base's
+// after a memory compare and writes a changed one with
+// bitmsg.Writer.WriteDelta: the same bits as the DeltaWriter path.
 // Skips count PVS members rather than entity numbers: they are short where
 // many entities change and cannot name an entity outside the PVS.
 package snapshot

@@ -39,13 +39,20 @@ type Input struct {
 	// Events holds the unreliable events for this snapshot (DOOM III §8),
 	// at most MaxEvents.
 	Events []game.Event
+	// Cache, when not nil, shares the entities' encoding between the clients
+	// of a frame (see FrameCache): give every client's Build of a server the
+	// same cache. nil encodes every entity through its WriteSnapshot for
+	// this client alone. The snapshot's bits are the same either way.
+	Cache *FrameCache
 }
 
-// member is a live entity of the PVS being written.
+// member is a live entity of the PVS being written: its Entity, or (with a
+// FrameCache) its cached state.
 type member struct {
 	num game.EntityNum
 	typ game.TypeID
 	ent game.Entity
+	ce  *cacheEntry
 }
 
 // Encoder builds the snapshots of one client on the server and keeps that
@@ -119,12 +126,28 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 	// The PVS written is the client's PVS restricted to live entities.
 	e.pvs.Clear()
 	e.members = e.members[:0]
+	cache := in.Cache
+	if cache != nil {
+		cache.begin(in.Frame)
+	}
 	if in.PVS != nil {
-		for i, c := range in.PVS {
-			for c != 0 {
-				b := c & -c
-				c &^= b
+		for i, bits := range in.PVS {
+			for bits != 0 {
+				b := bits & -bits
+				bits &^= b
 				n := game.EntityNum(i*32 + trailingZeros(b))
+				if cache != nil {
+					ce, err := cache.entity(n, in.World, e.reg)
+					if err != nil {
+						return err
+					}
+					if ce.typ == game.NoType {
+						continue
+					}
+					e.pvs[i] |= b
+					e.members = append(e.members, member{num: n, typ: ce.typ, ce: ce})
+					continue
+				}
 				ent, typ := in.World.Entity(n)
 				if ent == nil {
 					continue
@@ -141,34 +164,14 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 	e.pvs.WriteDelta(w, &e.base.pvs)
 
 	// Entities whose encoding differs from the base (DOOM III §4.2, §5).
-	prev := -1
-	for i := range e.members {
-		m := &e.members[i]
-		btyp, bstate, bbits := e.base.Entity(m.num)
-		spawn := btyp != m.typ
-		mark := w.Len()
-		w.WriteBool(true)
-		writeSkip(w, i-prev-1)
-		w.WriteBool(spawn)
-		if spawn {
-			w.WriteBits(uint32(m.typ), e.typeBits)
-			bstate, bbits = nil, 0
-		}
-		e.dw.Reset(bstate, bbits, w, e.state[:])
-		m.ent.WriteSnapshot(e.dw)
-		if err := e.dw.Err(); err != nil {
-			return fmt.Errorf("snapshot: entity %d (type %d): %w", m.num, m.typ, err)
-		}
-		if err := w.Err(); err != nil { // before Truncate, which clears ErrOverflow
-			return fmt.Errorf("snapshot: entity %d: %w", m.num, err)
-		}
-		if !spawn && !e.dw.Changed() {
-			w.Truncate(mark) // unchanged: omitted, costs nothing
-			continue
-		}
-		st, nb := e.dw.State()
-		p.addEnt(m.num, m.typ, st, nb)
-		prev = i
+	var err error
+	if cache != nil {
+		err = e.writeCached(w, cache, p)
+	} else {
+		err = e.writeEntities(w, p)
+	}
+	if err != nil {
+		return err
 	}
 	w.WriteBool(false)
 
@@ -248,4 +251,77 @@ func (e *Encoder) Ack(seq Seq) (msg ApplyMessage, ok bool) {
 	e.base.apply(p)
 	e.ring.dropThrough(seq)
 	return ApplyMessage{Seq: seq}, true
+}
+
+// writeEntities writes the members whose encoding differs from the base,
+// each through its WriteSnapshot and a DeltaWriter seeded with its base
+// state: the reference path, used without a FrameCache.
+func (e *Encoder) writeEntities(w *bitmsg.Writer, p *pending) error {
+	prev := -1
+	for i := range e.members {
+		m := &e.members[i]
+		btyp, bstate, bbits := e.base.Entity(m.num)
+		spawn := btyp != m.typ
+		mark := w.Len()
+		w.WriteBool(true)
+		writeSkip(w, i-prev-1)
+		w.WriteBool(spawn)
+		if spawn {
+			w.WriteBits(uint32(m.typ), e.typeBits)
+			bstate, bbits = nil, 0
+		}
+		e.dw.Reset(bstate, bbits, w, e.state[:])
+		m.ent.WriteSnapshot(e.dw)
+		if err := e.dw.Err(); err != nil {
+			return fmt.Errorf("snapshot: entity %d (type %d): %w", m.num, m.typ, err)
+		}
+		if err := w.Err(); err != nil { // before Truncate, which clears ErrOverflow
+			return fmt.Errorf("snapshot: entity %d: %w", m.num, err)
+		}
+		if !spawn && !e.dw.Changed() {
+			w.Truncate(mark) // unchanged: omitted, costs nothing
+			continue
+		}
+		st, nb := e.dw.State()
+		p.addEnt(m.num, m.typ, st, nb)
+		prev = i
+	}
+	return nil
+}
+
+// writeCached writes the members whose encoding differs from the base from
+// their cached states: an entity whose state bits equal its base's is
+// omitted after a memory compare (the DeltaWriter would find every field
+// equal and the lengths too), a changed one is written by
+// bitmsg.Writer.WriteDelta from the two bit strings and the layout, which
+// gives the DeltaWriter's bits.
+func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error {
+	prev := -1
+	for i := range e.members {
+		m := &e.members[i]
+		be := &e.base.ents[m.num]
+		st, nbits := c.state(m.ce), int(m.ce.bits)
+		spawn := be.typ != m.typ
+		if !spawn && int(be.bits) == nbits {
+			nb := uint32(nbits+7) / 8
+			if string(e.base.arena[be.off:be.off+nb]) == string(st[:nb]) {
+				continue // unchanged: omitted
+			}
+		}
+		w.WriteBool(true)
+		writeSkip(w, i-prev-1)
+		w.WriteBool(spawn)
+		if spawn {
+			w.WriteBits(uint32(m.typ), e.typeBits)
+			w.WriteDelta(&m.ce.layout, st, nbits, nil, 0)
+		} else {
+			w.WriteDelta(&m.ce.layout, st, nbits, e.base.arena[be.off:], int(be.bits))
+		}
+		if err := w.Err(); err != nil {
+			return fmt.Errorf("snapshot: entity %d: %w", m.num, err)
+		}
+		p.addEnt(m.num, m.typ, st, nbits)
+		prev = i
+	}
+	return nil
 }

@@ -66,7 +66,7 @@ func Example() {
 	dec.Apply(m)
 	fmt.Println(ok, enc.Base().Hash() == dec.Base().Hash())
 	// Output:
-	// snapshot 1: 298 bits
+	// snapshot 1: 299 bits
 	// entity 10 changed=false open=false
 	// entity 11 changed=true open=true
 	// true true

@@ -13,9 +13,13 @@ import (
 const PVSChunks = game.MaxEntities / 32
 
 // PVSBaseBits is the size of a PVS delta in which no chunk changed: the
-// chunk mask alone (DOOM III §4.2: "if no entities entered or left the PVS
-// this results in just 16 bytes").
-const PVSBaseBits = PVSChunks
+// changed flag alone. DOOM III §4.2 writes the chunk mask always ("if no
+// entities entered or left the PVS this results in just 16 bytes"); our
+// flag in front of it makes that common case 1 bit (see doc.go).
+const PVSBaseBits = 1
+
+// pvsMaskBits is the size of the chunk mask that follows a set changed flag.
+const pvsMaskBits = PVSChunks
 
 // PVS is the Potentially Visible Set of a client as a bit string: bit n is
 // set when entity n is in the PVS (DOOM III §4.2). Bit n lives in chunk
@@ -83,30 +87,41 @@ func (p *PVS) appendMembers(dst []game.EntityNum) []game.EntityNum {
 
 // DeltaBits returns the size in bits of p's delta against base.
 func (p *PVS) DeltaBits(base *PVS) int {
-	n := PVSBaseBits
+	n := 0
 	for i := range p {
 		if p[i] != base[i] {
 			n += 32
 		}
 	}
-	return n
+	if n == 0 {
+		return PVSBaseBits
+	}
+	return PVSBaseBits + pvsMaskBits + n
 }
 
 // WriteDelta writes p delta-compressed in 32-bit chunks against base (DOOM
 // III §4.2):
 //
+//	changed   1 bit: 0 when p equals base, and nothing follows
 //	mask    128 bits, as four 32-bit words: bit i of word j is set when
 //	        chunk 32j+i of p differs from base's
 //	chunks  32 bits for each set mask bit, ascending: the new chunk value
 //
-// An unchanged PVS costs exactly 128 bits (16 bytes); each chunk in which an
-// entity entered or left costs 32 more.
+// An unchanged PVS costs 1 bit (DOOM III: 16 bytes, the mask alone); a
+// changed one 1 + 128 bits and 32 more for each chunk in which an entity
+// entered or left.
 func (p *PVS) WriteDelta(w *bitmsg.Writer, base *PVS) {
 	var mask [PVSChunks / 32]uint32
+	changed := false
 	for i := range p {
 		if p[i] != base[i] {
 			mask[i>>5] |= 1 << (i & 31)
+			changed = true
 		}
+	}
+	w.WriteBool(changed)
+	if !changed {
+		return
 	}
 	for _, m := range mask {
 		w.WriteBits(m, 32)
@@ -119,11 +134,26 @@ func (p *PVS) WriteDelta(w *bitmsg.Writer, base *PVS) {
 }
 
 // ReadDelta reads a PVS written by WriteDelta against the same base into p.
-// On error p is left empty.
+// A set changed flag with an all-zero mask is not canonical and is
+// ErrCorrupt. On error p is left empty.
 func (p *PVS) ReadDelta(r *bitmsg.Reader, base *PVS) error {
+	if !r.ReadBool() {
+		if err := r.Err(); err != nil {
+			p.Clear()
+			return fmt.Errorf("%w: PVS: %w", ErrCorrupt, err)
+		}
+		*p = *base
+		return nil
+	}
 	var mask [PVSChunks / 32]uint32
+	var any uint32
 	for j := range mask {
 		mask[j] = r.ReadBits(32)
+		any |= mask[j]
+	}
+	if any == 0 && r.Err() == nil {
+		p.Clear()
+		return fmt.Errorf("%w: PVS: changed flag with an empty chunk mask", ErrCorrupt)
 	}
 	*p = *base
 	for i := range p {

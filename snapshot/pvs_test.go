@@ -38,11 +38,25 @@ func TestPVSDeltaExactBits(t *testing.T) {
 	base.Add(1)
 	base.Add(40)
 	p = base
-	// Unchanged: the 128-bit mask only, all zero: 16 zero bytes (DOOM III §4.2).
+	// Unchanged: the changed flag 0 alone (DOOM III §4.2 sends the 128-bit
+	// mask, 16 zero bytes; our flag makes it 1 bit).
 	w := bitmsg.NewWriter(make([]byte, 1024))
 	p.WriteDelta(w, &base)
-	if w.Len() != 128 || p.DeltaBits(&base) != 128 || !bytes.Equal(w.Bytes(), make([]byte, 16)) {
+	if w.Len() != 1 || p.DeltaBits(&base) != 1 || !bytes.Equal(w.Bytes(), []byte{0}) {
 		t.Fatalf("unchanged: %d bits %x", w.Len(), w.Bytes())
+	}
+	var same PVS
+	if err := same.ReadDelta(bitmsg.NewReader(w.Bytes(), w.Len()), &base); err != nil || same != base {
+		t.Fatalf("read unchanged: %v", err)
+	}
+	// A changed flag with an empty mask is not canonical.
+	bad := bitmsg.NewWriter(make([]byte, 32))
+	bad.WriteBool(true)
+	for range 4 {
+		bad.WriteBits(0, 32)
+	}
+	if err := same.ReadDelta(bitmsg.NewReader(bad.Bytes(), bad.Len()), &base); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("empty mask: %v", err)
 	}
 	// Entity 2 enters (chunk 0), entity 40 leaves (chunk 1), 4095 enters (chunk 127).
 	p.Add(2)
@@ -50,13 +64,21 @@ func TestPVSDeltaExactBits(t *testing.T) {
 	p.Add(4095)
 	w = bitmsg.NewWriter(make([]byte, 1024))
 	p.WriteDelta(w, &base)
-	want := make([]byte, 16+12)
-	want[0] = 0b11    // mask bits 0 and 1
-	want[15] = 0x80   // mask bit 127
-	want[16] = 0b110  // chunk 0: entities 1 and 2
-	want[20+0] = 0    // chunk 1: empty
-	want[24+3] = 0x80 // chunk 127: entity 4095
-	if w.Len() != 128+3*32 || p.DeltaBits(&base) != w.Len() || !bytes.Equal(w.Bytes(), want) {
+	// The changed flag 1, then the mask and chunks of DOOM III §4.2, one
+	// bit on: byte i of the unshifted layout is bits 8i+1.. of the message.
+	unshifted := make([]byte, 16+12)
+	unshifted[0] = 0b11    // mask bits 0 and 1
+	unshifted[15] = 0x80   // mask bit 127
+	unshifted[16] = 0b110  // chunk 0: entities 1 and 2
+	unshifted[20+0] = 0    // chunk 1: empty
+	unshifted[24+3] = 0x80 // chunk 127: entity 4095
+	want := make([]byte, 16+12+1)
+	want[0] = 1 // the changed flag
+	for i, b := range unshifted {
+		want[i] |= b << 1
+		want[i+1] |= b >> 7
+	}
+	if w.Len() != 1+128+3*32 || p.DeltaBits(&base) != w.Len() || !bytes.Equal(w.Bytes(), want) {
 		t.Fatalf("changed: %d bits\n%x\nwant\n%x", w.Len(), w.Bytes(), want)
 	}
 	var got PVS

@@ -77,7 +77,7 @@ func TestSnapshotExactBytes(t *testing.T) {
 		Events: []game.Event{{Entity: 0, ID: 3, Frame: 10}},
 	}
 	data, nbits := buildBits(t, enc, in)
-	wantBits := HeaderBits + 128 + 32 + // one PVS chunk changed
+	wantBits := HeaderBits + 1 + 128 + 32 + // PVS changed flag, mask, one chunk
 		1 + skipBits(1) + 1 + (5 + 7) + 1 + // entity 1: more, skip 1, spawn 0, 5 flags + health; end
 		1 + (1 + 1 + 1 + 3) + // state 0 unchanged; state 1: changed, ammo flag 0, weapon flag 1 + 3 bits
 		1 + skipBits(1) + 22 + 1 + // command of entity 1 (PVS index 1): buttons changed
@@ -86,16 +86,17 @@ func TestSnapshotExactBytes(t *testing.T) {
 		t.Fatalf("snapshot %d bits, want %d", nbits, wantBits)
 	}
 	// Computed independently from the layout in doc.go, field by field:
-	// header (seq 1, age 1, frame 10, time 166, dup 0, lead 8), mask bit 0,
+	// header (seq 1, age 1, frame 10, time 166, dup 0, lead 8), PVS changed
+	// flag 1, mask bit 0,
 	// chunk 0 = 0b11, entity 1 (more, skip 1, spawn 0, 0 0 0, 1 99, 0), end,
 	// states (0; 1 0 1 2), command (more, skip 1, 1 Buttons=1, 5×0), end,
 	// event (more, entity 0, id 3, frame 10, length 0), end.
 	want := []byte{
 		0x01, 0x00, 0x00, 0x00, 0x81, 0x02, 0x00, 0x00, 0x80, 0x29, 0x00, 0x00,
-		0x00, 0x00, 0x02, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc0, 0x00, 0x00, 0x00, 0xc0,
-		0x00, 0xc7, 0xa8, 0x86, 0x01, 0x00, 0x40, 0x00, 0x18, 0x50, 0x00, 0x00,
-		0x00, 0x00, 0x00,
+		0x00, 0x00, 0x02, 0xc0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80,
+		0x01, 0x8e, 0x51, 0x0d, 0x03, 0x00, 0x80, 0x00, 0x30, 0xa0, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00,
 	}
 	if !bytes.Equal(data, want) {
 		t.Errorf("bytes\n%#v\nwant\n%#v", data, want)
@@ -175,13 +176,13 @@ func TestUnchangedEntityNeverWritten(t *testing.T) {
 	if err := dec.Apply(m); err != nil {
 		t.Fatal(err)
 	}
-	// Now the base PVS equals the PVS: 16 bytes of PVS, nothing else.
+	// Now the base PVS equals the PVS: its 1-bit changed flag, nothing else.
 	in.Frame = 2
 	_, nbits = buildBits(t, enc, in)
 	if want := HeaderBits + PVSBaseBits + trailer; nbits != want {
 		t.Fatalf("unchanged snapshot %d bits, want %d", nbits, want)
 	}
-	if want := 126 + 128 + 5; HeaderBits+PVSBaseBits+trailer != want {
+	if want := 126 + 1 + 5; HeaderBits+PVSBaseBits+trailer != want {
 		t.Fatalf("layout constants changed: %d", HeaderBits+PVSBaseBits+trailer)
 	}
 }

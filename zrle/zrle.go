@@ -54,6 +54,12 @@ func MaxCompressedBits(srcBits, wordBits int) int {
 // of dst beyond dstBits are zero; bytes after it are untouched. If the
 // output does not fit in len(dst) bytes, Compress returns ErrShortBuffer
 // (dst may then hold a partial output).
+//
+// It works a block of whole words at a time (up to 56 bits, one load): a
+// word mask marks the non-zero words (SWAR, as nonZeroWords), runs of
+// non-zero words are copied with one put and runs of zero words are counted
+// with one TrailingZeros, so the cost grows with the number of runs rather
+// than the number of words.
 func Compress(dst, src []byte, srcBits, wordBits int) (dstBits int, err error) {
 	if wordBits < MinWordBits || wordBits > MaxWordBits {
 		return 0, ErrWordBits
@@ -64,45 +70,136 @@ func Compress(dst, src []byte, srcBits, wordBits int) (dstBits int, err error) {
 	if srcBits == 0 {
 		return 0, nil
 	}
-	var r bitReader
-	r.init(src, srcBits)
-	var out bitWriter
-	out.init(dst, len(dst)*8)
-
 	w := uint(wordBits)
-	maxRun := 1 << w
-	n := (srcBits + wordBits - 1) / wordBits
+	lanes := laneStarts[w]
 	div := &wordsIn[w]
-	batch := 32 / wordBits // words per put
-
-	for i := 0; i < n; {
-		if r.n < 32 {
-			r.refill()
-		}
-		avail := r.n
-		if r.pos == len(r.src) {
-			avail = 64 // exhausted: zero padding above the valid bits
-		}
-		// Copy the non-zero words before the first zero word in one put.
-		if k := min(nonZeroWords(r.acc, w), int(div[avail]), n-i, batch); k > 0 {
-			kb := uint(k) * w
-			if !out.put(r.acc&(uint64(1)<<kb-1), kb) {
-				return 0, ErrShortBuffer
+	maxRun := 1 << w
+	fullCode := uint64(maxRun-1) << w // a run of 2^w zero words
+	block := int(div[56]) * wordBits  // bits per block
+	out := fastWriter{dst: dst}
+	run := 0 // zero words not yet written
+	for p := 0; p < srcBits; p += block {
+		var v uint64
+		if i := p >> 3; i+8 <= len(src) {
+			v = binary.LittleEndian.Uint64(src[i:]) >> uint(p&7)
+		} else {
+			for j := len(src) - 1; j >= i; j-- {
+				v = v<<8 | uint64(src[j])
 			}
-			r.consume(kb)
-			i += k
-			continue
+			v >>= uint(p & 7)
 		}
-		k := r.zeroWords(w, min(maxRun, n-i))
-		// A zero word then k-1 in w bits: one put of 2w bits.
-		if !out.put(uint64(k-1)<<w, 2*w) {
-			return 0, ErrShortBuffer
+		end := block // bits of this block, whole words (the last padded with zeros)
+		if left := srcBits - p; left < block {
+			v &= uint64(1)<<uint(left) - 1
+			end = int(div[left]) * wordBits
+			if end < left {
+				end += wordBits
+			}
+		} else {
+			v &= uint64(1)<<uint(block) - 1
 		}
-		i += k
+		// nz: a 1 at the first bit of every non-zero word (OR over each w-bit window).
+		t := v | v>>1
+		if w <= 4 {
+			t |= t >> (w - 2)
+		} else {
+			t |= t >> 2
+			t |= t >> (w - 4)
+		}
+		nz := t & lanes & (uint64(1)<<uint(end) - 1)
+		zl := (^nz & lanes) | uint64(1)<<uint(end) // zero words, with a stop at the end
+		// Alternate: a stretch of non-zero words (maybe empty), then a run of zero words.
+		if run > 0 && nz&1 != 0 { // a run that ended with the previous block
+			for ; run > maxRun; run -= maxRun {
+				out.put(fullCode, 2*w)
+			}
+			out.put(uint64(run-1)<<w, 2*w)
+			run = 0
+		}
+		pos := uint(0)
+		for {
+			z0 := uint(bits.TrailingZeros64(zl >> pos)) // bits of non-zero words from pos
+			out.put(v>>pos&(uint64(1)<<z0-1), z0)       // (none when z0 = 0)
+			pos += z0
+			if pos >= uint(end) {
+				break
+			}
+			rest := nz >> pos
+			if rest == 0 { // zero words to the end of the block: the run may go on
+				run += int(div[uint(end)-pos])
+				break
+			}
+			tz := uint(bits.TrailingZeros64(rest))
+			run += int(div[tz])
+			pos += tz
+			for ; run > maxRun; run -= maxRun {
+				out.put(fullCode, 2*w)
+			}
+			out.put(uint64(run-1)<<w, 2*w) // 1 <= run <= maxRun
+			run = 0
+		}
 	}
-	out.flush()
-	return out.bits, nil
+	for ; run >= maxRun; run -= maxRun {
+		out.put(fullCode, 2*w)
+	}
+	if run > 0 {
+		out.put(uint64(run-1)<<w, 2*w)
+	}
+	if !out.flush() {
+		return 0, ErrShortBuffer
+	}
+	return out.bits(), nil
 }
+
+// fastWriter writes an LSB-first bit stream through a 64-bit accumulator,
+// storing 8 bytes at a time, never past the end of dst.
+type fastWriter struct {
+	dst  []byte
+	pos  int // bytes stored
+	acc  uint64
+	n    uint // pending bits in acc, < 64
+	full bool // dst ran out
+}
+
+// put appends the low k bits of v, k <= 57, v < 1<<k.
+func (o *fastWriter) put(v uint64, k uint) {
+	o.acc |= v << o.n
+	if o.n+k < 64 {
+		o.n += k
+		return
+	}
+	o.store(o.acc)
+	o.acc = v >> (64 - o.n)
+	o.n = o.n + k - 64
+}
+
+func (o *fastWriter) store(a uint64) {
+	if o.pos+8 <= len(o.dst) {
+		binary.LittleEndian.PutUint64(o.dst[o.pos:], a)
+		o.pos += 8
+		return
+	}
+	o.full = true
+}
+
+// flush stores the pending bits, the last byte padded with zeros, and
+// reports whether everything fitted in dst.
+func (o *fastWriter) flush() bool {
+	if o.full {
+		return false
+	}
+	nb := int(o.n+7) / 8
+	if o.pos+nb > len(o.dst) {
+		return false
+	}
+	for j := range nb {
+		o.dst[o.pos+j] = byte(o.acc >> (8 * j))
+	}
+	return true
+}
+
+// bits returns the number of bits written.
+func (o *fastWriter) bits() int { return o.pos*8 + int(o.n) }
 
 // Decompress decodes srcBits bits of compressed src into exactly outBits
 // bits of dst (the original length, known to the caller). The bits of the
@@ -276,32 +373,6 @@ func (r *bitReader) refill() {
 		r.acc |= uint64(b) << r.n
 		r.pos++
 		r.n += 8
-	}
-}
-
-// zeroWords consumes and counts the zero words of w bits at the read
-// position, at most limit of them. The word at the read position is zero.
-func (r *bitReader) zeroWords(w uint, limit int) int {
-	k := 0
-	for {
-		avail := r.n
-		if r.pos == len(r.src) {
-			// Source exhausted: above the valid bits acc holds the zero
-			// padding of the last word.
-			avail = 64
-		}
-		v := r.acc
-		if avail < 64 {
-			v |= uint64(1) << avail // stop counting at the end of the valid bits
-		}
-		z := uint(wordsIn[w][bits.TrailingZeros64(v)])
-		take := min(int(z), limit-k)
-		r.consume(uint(take) * w)
-		k += take
-		if k == limit || (z+1)*w <= avail {
-			return k // limit reached, or the next word is loaded and non-zero
-		}
-		r.refill()
 	}
 }
 

@@ -1,0 +1,227 @@
+package bitmsg
+
+import "encoding/binary"
+
+// Layouts let a server encode an entity's full state once per game frame and write its delta
+// against many clients' bases without calling the entity's WriteSnapshot again: a DeltaWriter
+// records the layout (each field's width in write order) while it writes the full state, and
+// Writer.WriteDelta replays the delta from the two bit strings and the layout. The output is
+// bit for bit what a DeltaWriter seeded with the same base writes (DOOM III §4.2, §5); the
+// DeltaWriter stays the reference (layout_test.go compares them on random schemas and bases).
+
+// fieldKind is the shape of one recorded field.
+type fieldKind uint8
+
+const (
+	kindFixed fieldKind = iota // n bits, 0..64
+	kindBytes                  // n = length-prefix width (0: fixed length), then 8*len bits
+)
+
+// layoutField is one field of a Layout.
+type layoutField struct {
+	kind   fieldKind
+	n      uint8 // kindFixed: width; kindBytes: length-prefix width, 0 for WriteBytes
+	length int32 // kindBytes: bytes in this state
+	maxLen int32 // kindBytes with a prefix: the maximum length (a base's prefix above it is no string)
+}
+
+// Layout is the field layout of one state written through a DeltaWriter (RecordLayout): for
+// each field in write order its width, and for a byte-string field its length-prefix width,
+// maximum length and this state's length, which is what is needed to find the same field in
+// a base whose strings have other lengths. The zero value is an empty layout; Reset reuses the
+// memory.
+type Layout struct {
+	fields []layoutField
+}
+
+// Reset empties the layout, keeping its memory.
+func (l *Layout) Reset() { l.fields = l.fields[:0] }
+
+// Fields returns the number of fields recorded.
+func (l *Layout) Fields() int { return len(l.fields) }
+
+// Bits returns the length of the state the layout describes, in bits.
+func (l *Layout) Bits() int {
+	n := 0
+	for i := range l.fields {
+		f := &l.fields[i]
+		n += int(f.n)
+		if f.kind == kindBytes {
+			n += 8 * int(f.length)
+		}
+	}
+	return n
+}
+
+// RecordLayout makes d record the layout of the state it writes into l (emptied first), until
+// the next Reset. Call it after Reset and before the first field.
+func (d *DeltaWriter) RecordLayout(l *Layout) {
+	l.Reset()
+	d.layout = l
+}
+
+// WriteDelta writes the delta of a full state against a base: state holds the state's nbits
+// bits as a DeltaWriter with RecordLayout(l) produced them (DeltaWriter.State), base the
+// entity's state in the common base (baseBits bits, clamped to len(base)*8; empty for an entity
+// new to the client). It writes exactly what a DeltaWriter reset with (base, baseBits, w)
+// writes when given the same fields: per field a 0 bit when the base holds the same encoding at
+// the same place, else a 1 bit and the encoding. On overflow it stops with ErrOverflow, like
+// the DeltaWriter, having written a prefix of the fields. state and base may extend past their
+// bit lengths (bytes after are ignored), which lets the reads use whole words.
+func (w *Writer) WriteDelta(l *Layout, state []byte, nbits int, base []byte, baseBits int) {
+	if w.err != nil {
+		return
+	}
+	baseBits = min(max(baseBits, 0), len(base)*8)
+	if nbits+len(l.fields) > w.BitsLeft() {
+		// Not room for the worst case (every field changed): check each field.
+		w.writeDelta(l, state, base, baseBits, false)
+		return
+	}
+	// The fast path: fixed fields of up to 56 bits whose state and base bits lie a word away
+	// from the ends of their slices are read with one load each; runs of unchanged fields go
+	// out as one put of zeros.
+	fields := l.fields
+	sp, bp, zeros := 0, 0, 0
+	for i := range fields {
+		f := &fields[i]
+		n := int(f.n)
+		if f.kind != kindFixed || n > 56 || sp>>3+8 > len(state) || bp>>3+8 > len(base) || n > baseBits-bp {
+			// Everything else: the general loop from this field on.
+			w.put(0, zeros)
+			w.writeDeltaFrom(fields[i:], state, sp, base, bp, baseBits, true)
+			return
+		}
+		m := mask(n)
+		raw := binary.LittleEndian.Uint64(state[sp>>3:]) >> uint(sp&7) & m
+		b := binary.LittleEndian.Uint64(base[bp>>3:]) >> uint(bp&7) & m
+		sp += n
+		bp += n
+		if raw == b {
+			if zeros++; zeros == 32 {
+				w.put(0, 32)
+				zeros = 0
+			}
+			continue
+		}
+		if zeros > 0 {
+			w.put(0, zeros)
+			zeros = 0
+		}
+		if n < 32 {
+			w.put(raw<<1|1, n+1)
+		} else {
+			w.put((raw<<1|1)&0xFFFFFFFF, 32)
+			w.put(raw>>31, n-31)
+		}
+	}
+	w.put(0, zeros)
+}
+
+// writeDelta is WriteDelta's general loop; roomy says the worst case fits, else every field
+// reserves its bits.
+func (w *Writer) writeDelta(l *Layout, state, base []byte, baseBits int, roomy bool) {
+	w.writeDeltaFrom(l.fields, state, 0, base, 0, baseBits, roomy)
+}
+
+// writeDeltaFrom writes fields starting at bit sp of state and bit bp of base.
+func (w *Writer) writeDeltaFrom(fields []layoutField, state []byte, sp int, base []byte, bp, baseBits int, roomy bool) {
+	for i := range fields {
+		f := &fields[i]
+		if f.kind == kindFixed {
+			n := int(f.n)
+			raw := peekN(state, sp, n)
+			sp += n
+			same := false
+			if n <= baseBits-bp {
+				same = peekN(base, bp, n) == raw
+				bp += n
+			} else {
+				bp = baseBits
+			}
+			if !roomy && !w.reserve(1+n*b2i(!same)) {
+				return
+			}
+			w.putField(raw, n, same)
+			continue
+		}
+		// A byte-string field: find the base's own (baseBytes), compare the bytes.
+		lenBits, n := int(f.n), int(f.length)
+		total := lenBits + 8*n
+		bn, ok := n, true
+		if lenBits > 0 {
+			if lenBits <= baseBits-bp {
+				raw := peekN(base, bp, lenBits)
+				bp += lenBits
+				if raw > uint64(f.maxLen) {
+					ok = false
+				}
+				bn = int(raw)
+			} else {
+				ok = false
+			}
+		}
+		if ok && 8*bn > baseBits-bp {
+			ok = false
+		}
+		same := false
+		if ok {
+			same = bn == n && equalBitRuns(base, bp, state, sp+lenBits, 8*n)
+			bp += 8 * bn
+		} else {
+			bp = baseBits
+		}
+		if !roomy && !w.reserve(1+total*b2i(!same)) {
+			return
+		}
+		if same {
+			w.put(0, 1)
+		} else {
+			w.put(1, 1)
+			w.putBitsAt(state, sp, total)
+		}
+		sp += total
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// putField appends one delta field: a 0 bit when same, else a 1 bit and the n bits of raw
+// (n in 0..64, raw < 1<<n). Space must have been reserved.
+func (w *Writer) putField(raw uint64, n int, same bool) {
+	switch {
+	case same:
+		w.put(0, 1)
+	case n < 32:
+		w.put(raw<<1|1, n+1)
+	default:
+		w.put((raw<<1|1)&0xFFFFFFFF, 32)
+		if n-31 <= 32 {
+			w.put(raw>>31, n-31)
+		} else {
+			w.put((raw>>31)&0xFFFFFFFF, 32)
+			w.put(raw>>63, 1)
+		}
+	}
+}
+
+// equalBitRuns reports whether the n bits of a at bit pa equal the n bits of b at bit pb; both
+// ranges lie inside their slices.
+func equalBitRuns(a []byte, pa int, b []byte, pb, n int) bool {
+	if pa&7 == 0 && pb&7 == 0 && n&7 == 0 {
+		return string(a[pa/8:pa/8+n/8]) == string(b[pb/8:pb/8+n/8])
+	}
+	for ; n >= 57; n -= 57 {
+		if peek(a, pa, 57) != peek(b, pb, 57) {
+			return false
+		}
+		pa += 57
+		pb += 57
+	}
+	return n == 0 || peek(a, pa, n) == peek(b, pb, n)
+}

@@ -1,0 +1,173 @@
+package bitmsg
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+)
+
+// randOps returns a random schema of 0..maxFields fields.
+func randOps(rng *rand.Rand, maxFields int) []op {
+	ops := make([]op, rng.IntN(maxFields+1))
+	for i := range ops {
+		ops[i] = op{kind: opKind(rng.IntN(int(numOps))), param: uint8(rng.Uint32())}
+	}
+	return ops
+}
+
+// randVal returns a valid value for o, read from random bits (a Reader re-checks ranges).
+func randVal(rng *rand.Rand, o op) val {
+	var buf [64]byte
+	for {
+		for i := range buf {
+			buf[i] = byte(rng.Uint32())
+		}
+		if o.kind == opString && rng.IntN(2) == 0 {
+			// Short strings too: a length prefix drawn small.
+			buf[0] &= 3
+		}
+		r := NewReader(buf[:], len(buf)*8)
+		v := readOp(r, o)
+		if r.Err() == nil {
+			return v
+		}
+	}
+}
+
+func randVals(rng *rand.Rand, ops []op) []val {
+	vals := make([]val, len(ops))
+	for i, o := range ops {
+		vals[i] = randVal(rng, o)
+	}
+	return vals
+}
+
+// fullState writes vals through a DeltaWriter against an empty base, recording the layout,
+// as snapshot.FrameCache does.
+func fullState(t *testing.T, ops []op, vals []val, l *Layout) ([]byte, int) {
+	t.Helper()
+	d := NewDeltaWriter()
+	d.Reset(nil, 0, nil, make([]byte, 8192))
+	d.RecordLayout(l)
+	writeAll(d, ops, vals)
+	if d.Err() != nil {
+		t.Fatal(d.Err())
+	}
+	st, n := d.State()
+	return append([]byte(nil), st...), n
+}
+
+// TestWriteDeltaMatchesDeltaWriter: for random schemas, values and bases (empty, the same
+// schema with some fields changed, prefixes, longer, another schema with strings of other
+// lengths, garbage) the layout path writes exactly the DeltaWriter's bits, also when the
+// output overflows.
+func TestWriteDeltaMatchesDeltaWriter(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	var l Layout
+	for iter := range 3000 {
+		ops := randOps(rng, 24)
+		vals := randVals(rng, ops)
+		state, nbits := fullState(t, ops, vals, &l)
+		if l.Fields() != len(ops) || l.Bits() != nbits {
+			t.Fatalf("layout %d fields %d bits, want %d, %d", l.Fields(), l.Bits(), len(ops), nbits)
+		}
+		// The base.
+		var base []byte
+		var baseBits int
+		switch k := rng.IntN(6); k {
+		case 0: // spawn: empty
+		case 1, 2: // the same schema, some fields changed
+			bv := append([]val(nil), vals...)
+			for i := range bv {
+				if rng.IntN(3) == 0 {
+					bv[i] = randVal(rng, ops[i])
+				}
+			}
+			base, baseBits = plainState(t, ops, bv)
+			if k == 2 && baseBits > 0 { // cut or extended
+				if rng.IntN(2) == 0 {
+					baseBits = rng.IntN(baseBits)
+				} else {
+					base = append(base, byte(rng.Uint32()), byte(rng.Uint32()))
+					baseBits = len(base) * 8
+				}
+			}
+		case 3: // another schema
+			bops := randOps(rng, 24)
+			base, baseBits = plainState(t, bops, randVals(rng, bops))
+		case 4: // garbage
+			base = make([]byte, rng.IntN(40))
+			for i := range base {
+				base[i] = byte(rng.Uint32())
+			}
+			baseBits = len(base) * 8
+		case 5: // itself
+			base, baseBits = state, nbits
+		}
+		if iter%2 == 1 {
+			// Bytes past the bit lengths are ignored (and let the fast path run).
+			pad := []byte{byte(rng.Uint32()), byte(rng.Uint32()), 0xFF, 0, 0x5A, 1, 2, 3, 4}
+			state = append(append([]byte(nil), state...), pad...)
+			base = append(append([]byte(nil), base...), pad...)
+		}
+		capBytes := 8192
+		if rng.IntN(4) == 0 {
+			capBytes = rng.IntN(nbits/8 + 2)
+		}
+		want := NewWriter(make([]byte, capBytes))
+		want.WriteBits(uint32(iter), 1+iter%7) // not byte aligned
+		got := NewWriter(make([]byte, capBytes))
+		got.WriteBits(uint32(iter), 1+iter%7)
+		d := NewDeltaWriter()
+		d.Reset(base, baseBits, want, make([]byte, 8192))
+		writeAll(d, ops, vals)
+		got.WriteDelta(&l, state, nbits, base, baseBits)
+		if got.Len() != want.Len() || got.Err() != want.Err() || !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Fatalf("iter %d: ops %v base %d bits: layout path %d bits %x err %v, DeltaWriter %d bits %x err %v",
+				iter, ops, baseBits, got.Len(), got.Bytes(), got.Err(), want.Len(), want.Bytes(), want.Err())
+		}
+		if want.Err() == nil {
+			// The DeltaWriter's Changed is the bit-string comparison the encoder uses.
+			same := nbits == baseBits && bitsEqual(state, base, nbits)
+			if same == d.Changed() {
+				t.Fatalf("iter %d: Changed %v but state equal to base %v", iter, d.Changed(), same)
+			}
+		}
+	}
+}
+
+func TestWriteDeltaAllocs(t *testing.T) {
+	var l Layout
+	state, nbits := fullState(t, sampleOps, sampleVals, &l)
+	base, baseBits := plainState(t, sampleOps[:10], sampleVals[:10])
+	w := NewWriter(make([]byte, 1024))
+	if a := testing.AllocsPerRun(100, func() {
+		w.Reset(w.buf)
+		w.WriteDelta(&l, state, nbits, base, baseBits)
+	}); a != 0 {
+		t.Fatalf("%v allocs", a)
+	}
+}
+
+func BenchmarkWriteDelta(b *testing.B) {
+	e := sampleEntity()
+	bw := NewWriter(make([]byte, 256))
+	writeEntity(bw, &e)
+	base, baseBits := bw.Bytes(), bw.Len()
+	e.health, e.origin[0], e.vel[1], e.yaw = 3, 1030, 7, 12
+	var l Layout
+	d := NewDeltaWriter()
+	d.Reset(nil, 0, nil, make([]byte, 256))
+	d.RecordLayout(&l)
+	writeEntity(d, &e)
+	state, nbits := d.State()
+	outBuf := make([]byte, 256)
+	out := NewWriter(outBuf)
+	b.ReportAllocs()
+	for b.Loop() {
+		out.Reset(outBuf)
+		out.WriteDelta(&l, state, nbits, base, baseBits)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*entityFields), "ns/field")
+	b.ReportMetric(float64(out.Len()), "bits/entity")
+}

@@ -1,0 +1,176 @@
+package zrle
+
+import (
+	"bytes"
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+)
+
+// The word-at-a-time compressor that preceded the block compressor in zrle.go, kept as a
+// second reference (with refCompress, the bit-at-a-time one) for the differential tests.
+
+// wordCompress is the previous Compress.
+func wordCompress(dst, src []byte, srcBits, wordBits int) (dstBits int, err error) {
+	if wordBits < MinWordBits || wordBits > MaxWordBits {
+		return 0, ErrWordBits
+	}
+	if srcBits < 0 || srcBits > len(src)*8 {
+		return 0, ErrBitLength
+	}
+	if srcBits == 0 {
+		return 0, nil
+	}
+	var r bitReader
+	r.init(src, srcBits)
+	var out bitWriter
+	out.init(dst, len(dst)*8)
+
+	w := uint(wordBits)
+	maxRun := 1 << w
+	n := (srcBits + wordBits - 1) / wordBits
+	div := &wordsIn[w]
+	batch := 32 / wordBits // words per put
+
+	for i := 0; i < n; {
+		if r.n < 32 {
+			r.refill()
+		}
+		avail := r.n
+		if r.pos == len(r.src) {
+			avail = 64 // exhausted: zero padding above the valid bits
+		}
+		// Copy the non-zero words before the first zero word in one put.
+		if k := min(nonZeroWords(r.acc, w), int(div[avail]), n-i, batch); k > 0 {
+			kb := uint(k) * w
+			if !out.put(r.acc&(uint64(1)<<kb-1), kb) {
+				return 0, ErrShortBuffer
+			}
+			r.consume(kb)
+			i += k
+			continue
+		}
+		k := r.zeroWords(w, min(maxRun, n-i))
+		// A zero word then k-1 in w bits: one put of 2w bits.
+		if !out.put(uint64(k-1)<<w, 2*w) {
+			return 0, ErrShortBuffer
+		}
+		i += k
+	}
+	out.flush()
+	return out.bits, nil
+}
+
+// zeroWords consumes and counts the zero words of w bits at the read
+// position, at most limit of them. The word at the read position is zero.
+func (r *bitReader) zeroWords(w uint, limit int) int {
+	k := 0
+	for {
+		avail := r.n
+		if r.pos == len(r.src) {
+			// Source exhausted: above the valid bits acc holds the zero
+			// padding of the last word.
+			avail = 64
+		}
+		v := r.acc
+		if avail < 64 {
+			v |= uint64(1) << avail // stop counting at the end of the valid bits
+		}
+		z := uint(wordsIn[w][bits.TrailingZeros64(v)])
+		take := min(int(z), limit-k)
+		r.consume(uint(take) * w)
+		k += take
+		if k == limit || (z+1)*w <= avail {
+			return k // limit reached, or the next word is loaded and non-zero
+		}
+		r.refill()
+	}
+}
+
+// TestCompressMatchesReferences compares Compress with both references on delta-like,
+// random, sparse and zero inputs of every length class and word size.
+func TestCompressMatchesReferences(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for w := MinWordBits; w <= MaxWordBits; w++ {
+		for it := range 400 {
+			var src []byte
+			switch it % 4 {
+			case 0:
+				src = deltaLike(rng, rng.IntN(300))
+			case 1:
+				src = make([]byte, rng.IntN(300))
+				for i := range src {
+					src[i] = byte(rng.Uint32())
+				}
+			case 2:
+				src = make([]byte, rng.IntN(300))
+				for range rng.IntN(6) {
+					if len(src) > 0 {
+						src[rng.IntN(len(src))] = 1 << rng.IntN(8)
+					}
+				}
+			case 3:
+				src = make([]byte, rng.IntN(600))
+			}
+			srcBits := len(src) * 8
+			if srcBits > 0 {
+				srcBits -= rng.IntN(min(srcBits, 20) + 1)
+				// garbage past srcBits must be ignored
+				if r := srcBits % 8; r != 0 {
+					src[srcBits/8] |= 0xFF << r
+				}
+			}
+			checkDifferential(t, src, srcBits, w)
+		}
+	}
+}
+
+func checkDifferential(t testing.TB, src []byte, srcBits, w int) {
+	bound := MaxCompressedBits(srcBits, w)
+	a := make([]byte, (bound+7)/8+8)
+	b := make([]byte, (bound+7)/8+8)
+	na, erra := Compress(a, src, srcBits, w)
+	nb, errb := wordCompress(b, src, srcBits, w)
+	if erra != nil || errb != nil || na != nb || !bytes.Equal(a, b) {
+		t.Fatalf("w=%d bits=%d: Compress %d bits err %v, previous %d bits err %v", w, srcBits, na, erra, nb, errb)
+	}
+	ref, refBits := refCompress(src, srcBits, w)
+	if refBits != na || !bytes.Equal(ref, a[:(na+7)/8]) {
+		t.Fatalf("w=%d bits=%d: Compress differs from the bit-at-a-time reference", w, srcBits)
+	}
+}
+
+// FuzzCompressDifferential cross-checks Compress against both references.
+func FuzzCompressDifferential(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 1, 0, 0, 0x80}, uint8(3), uint8(3))
+	f.Add(bytes.Repeat([]byte{0}, 100), uint8(2), uint8(1))
+	f.Add([]byte{0xFF, 0x00, 0x55, 0xAA, 0, 0, 0, 0, 0, 0, 0, 0, 7}, uint8(8), uint8(7))
+	f.Fuzz(func(t *testing.T, src []byte, wSel, trim uint8) {
+		if len(src) > 4096 {
+			return
+		}
+		w := MinWordBits + int(wSel)%(MaxWordBits-MinWordBits+1)
+		srcBits := len(src) * 8
+		if srcBits > 0 {
+			srcBits -= int(trim % 8)
+		}
+		checkDifferential(t, src, srcBits, w)
+	})
+}
+
+// BenchmarkCompressPrevious runs the previous compressor on BenchmarkCompress's delta input,
+// for a before/after in the same run.
+func BenchmarkCompressPrevious(b *testing.B) {
+	src := deltaLike(rand.New(rand.NewPCG(7, 8)), 1400)
+	for _, w := range []int{3, 8} {
+		b.Run(fmt.Sprintf("delta/w=%d", w), func(b *testing.B) {
+			dst := make([]byte, (MaxCompressedBits(len(src)*8, w)+7)/8)
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			for b.Loop() {
+				wordCompress(dst, src, len(src)*8, w)
+			}
+		})
+	}
+}
