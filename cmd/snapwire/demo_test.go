@@ -3,59 +3,100 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
+// demoJSONKeys are the keys "snapwire demo --json" promises (README.md).
+var demoJSONKeys = strings.Fields(`clients duration_s frames kbps_per_client_mean kbps_per_client_max
+	snapshot_bytes_mean snapshot_bytes_raw_mean saved_by_bitpacking saved_by_delta saved_by_zrle
+	pred_error_self_mean pred_error_self_p99 pred_error_others_mean pred_error_others_p99
+	cmd_lead_ms_mean late_cmd_share duplicated_cmds reliable_resends snapshots_skipped
+	base_mismatches state_mismatches`)
+
 func TestDemoJSON(t *testing.T) {
 	var out bytes.Buffer
-	err := runDemo([]string{"--clients", "3", "--duration", "3s", "--loss", "5%", "--latency", "100ms", "--seed", "7", "--json"}, &out)
+	err := runDemo(strings.Fields("--clients 3 --duration 3s --loss 5% --latency 100ms --jitter 20ms --seed 7 --json"), &out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep demoReport
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+	var m map[string]any
+	if err := json.Unmarshal(out.Bytes(), &m); err != nil {
 		t.Fatalf("bad JSON: %v\n%s", err, out.String())
 	}
-	if rep.Options.Clients != 3 || rep.Options.Loss != 0.05 || rep.Options.LatencyMS != 100 {
-		t.Fatalf("options %+v", rep.Options)
-	}
-	if len(rep.Seconds) != 3 || len(rep.Clients) != 3 {
-		t.Fatalf("%d progress entries, %d clients", len(rep.Seconds), len(rep.Clients))
-	}
-	if !rep.Finished {
-		t.Fatalf("not every reliable delivered: %+v", rep.Clients)
-	}
-	for _, c := range rep.Clients {
-		if c.SnapshotsSent < 45 || c.CommandsSent < 135 { // 3 s at 20 and 60 Hz, less the handshake
-			t.Fatalf("client %d sent too little: %+v", c.Client, c)
+	num := func(k string) float64 {
+		t.Helper()
+		v, ok := m[k].(float64)
+		if !ok {
+			t.Fatalf("key %q missing or not a number: %v", k, m[k])
 		}
-		// 5% loss each way, no reordering beyond 10 ms jitter: most arrive.
-		if c.SnapshotShare < 0.85 || c.SnapshotShare > 1 || c.CommandShare < 0.75 || c.CommandShare > 1 {
-			t.Fatalf("client %d shares %.3f %.3f", c.Client, c.SnapshotShare, c.CommandShare)
-		}
-		if c.ReliableOrderErrors != 0 || c.UnreliableOrderErrs != 0 {
-			t.Fatalf("client %d order errors: %+v", c.Client, c)
-		}
-		if c.ServerRTTms < 100 || c.ServerRTTms > 200 {
-			t.Fatalf("client %d: RTT estimate %.1f ms for a 100 ms link", c.Client, c.ServerRTTms)
+		return v
+	}
+	for _, k := range demoJSONKeys {
+		num(k)
+	}
+	if num("clients") != 3 || num("duration_s") != 3 || num("frames") != 180 || num("latency_rtt_ms") != 100 || num("loss") != 0.05 {
+		t.Errorf("parameters not echoed: %v", out.String()[:300])
+	}
+	if num("base_mismatches") != 0 || num("state_mismatches") != 0 || num("base_checks") < 100 || num("state_checks") < 100 {
+		t.Errorf("invariants: base %v/%v, state %v/%v", num("base_mismatches"), num("base_checks"), num("state_mismatches"), num("state_checks"))
+	}
+	if num("kbps_per_client_mean") <= 0 || num("kbps_per_client_max") < num("kbps_per_client_mean") {
+		t.Errorf("kbps mean %v max %v", num("kbps_per_client_mean"), num("kbps_per_client_max"))
+	}
+	for _, k := range []string{"saved_by_bitpacking", "saved_by_delta", "saved_by_zrle"} {
+		if v := num(k); !(v > 0 && v < 1) {
+			t.Errorf("%s = %v, want within (0,1)", k, v)
 		}
 	}
-	if rep.Network.Lost == 0 {
-		t.Fatal("no loss simulated")
+	if raw, z := num("snapshot_bytes_raw_mean"), num("snapshot_bytes_mean"); z <= 0 || z >= raw {
+		t.Errorf("snapshot bytes %v after zrle, %v before", z, raw)
+	}
+	if num("pred_error_self_mean") < 0 || num("pred_error_others_p99") < 0 || num("pred_error_self_p99") < 0 ||
+		num("cmd_lead_ms_mean") <= 0 || num("late_cmd_share") < 0 || num("late_cmd_share") > 0.05 {
+		t.Errorf("prediction/lead figures out of range: %s", out.String()[:600])
+	}
+	if num("reliable_resends") == 0 || num("packets_lost") == 0 {
+		t.Error("5% loss left no trace")
+	}
+	if s, ok := m["seconds"].([]any); !ok || len(s) != 3 {
+		t.Errorf("seconds: %v", m["seconds"])
 	}
 }
 
-func TestDemoText(t *testing.T) {
+func TestDemoTextAndReport(t *testing.T) {
 	var out bytes.Buffer
-	if err := runDemo([]string{"--clients", "2", "--duration", "2s"}, &out); err != nil {
+	report := filepath.Join(t.TempDir(), "demo.html")
+	if err := runDemo([]string{"--clients", "2", "--duration", "2s", "--report", report}, &out); err != nil {
 		t.Fatal(err)
 	}
 	s := out.String()
-	if strings.Count(s, "\nt=") != 1 || !strings.HasPrefix(s, "t=  1s") || !strings.Contains(s, "conn id") || !strings.Contains(s, "all reliables delivered: true") {
+	if strings.Count(s, "\nt=") != 2 || !strings.Contains(s, "t=  1s") || !strings.Contains(s, "saved by delta") ||
+		!strings.Contains(s, "state mismatches         0 of") || !strings.Contains(s, "report written to") {
 		t.Fatalf("unexpected output:\n%s", s)
 	}
-	if err := runDemo([]string{"--loss", "150%"}, &out); err == nil {
-		t.Fatal("150% loss accepted")
+	html, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(html, []byte("<svg")) || !bytes.HasPrefix(html, []byte("<!DOCTYPE html>")) {
+		t.Fatalf("report is not an HTML page with SVG plots:\n%.300s", html)
+	}
+}
+
+func TestDemoFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--loss", "150%"}, {"--clients", "0"}, {"--clients", "65"}, {"--duration", "0s"}, {"extra"},
+	} {
+		if err := runDemo(args, &bytes.Buffer{}); err == nil {
+			t.Errorf("%v accepted", args)
+		}
+	}
+	opt, asJSON, report, err := parseDemoFlags(strings.Fields("--clients 5 --latency 120ms --jitter 7ms --loss 0.1 --duration 9s --seed 4 --json --report r.html"))
+	if err != nil || opt.Clients != 5 || opt.Latency.Milliseconds() != 120 || opt.Jitter.Milliseconds() != 7 ||
+		opt.Loss != 0.1 || opt.Duration.Seconds() != 9 || opt.Seed != 4 || !asJSON || report != "r.html" {
+		t.Fatalf("%+v %v %q %v", opt, asJSON, report, err)
 	}
 }

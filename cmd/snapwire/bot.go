@@ -1,0 +1,236 @@
+package main
+
+// "snapwire bot": one arena bot (examples/arena) as a predicting client over
+// real UDP through client.Dial's real-time Runner. It prints a status line
+// periodically and a summary at the end (JSON with --json).
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/snapwire/snapwire/client"
+	"github.com/snapwire/snapwire/examples/arena"
+	"github.com/snapwire/snapwire/game"
+)
+
+func init() {
+	register(command{
+		name:    "bot",
+		summary: "play one arena bot against a snapwire server over UDP",
+		run:     runBot,
+	})
+}
+
+type botOptions struct {
+	connect  string
+	name     string
+	password string
+	seed     uint64
+	duration time.Duration
+	status   time.Duration
+	mode     arena.BotMode
+	json     bool
+}
+
+func parseBotFlags(args []string) (botOptions, error) {
+	o := botOptions{}
+	fs := newFlagSet("bot")
+	fs.StringVar(&o.connect, "connect", "127.0.0.1:27960", "server address")
+	fs.StringVar(&o.name, "name", "bot", "player name")
+	fs.StringVar(&o.password, "password", "", "server password")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the bot's decisions")
+	fs.DurationVar(&o.duration, "duration", 20*time.Second, "how long to play (0: until SIGINT/SIGTERM)")
+	fs.DurationVar(&o.status, "status", time.Second, "interval of the status line (0: none)")
+	mode := fs.String("mode", "deathmatch", "bot behaviour: deathmatch or nevertouch")
+	fs.BoolVar(&o.json, "json", false, "print the summary as one JSON object (and no status lines)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "snapwire bot: unexpected argument %q\n", fs.Arg(0))
+		return o, errUsage
+	}
+	switch *mode {
+	case "deathmatch":
+		o.mode = arena.BotDeathmatch
+	case "nevertouch":
+		o.mode = arena.BotNeverTouch
+	default:
+		return o, fmt.Errorf("--mode %q: want deathmatch or nevertouch", *mode)
+	}
+	if o.duration < 0 || o.status < 0 {
+		return o, errors.New("--duration and --status must not be negative")
+	}
+	return o, nil
+}
+
+// botSummary is the bot's final report ("snapwire bot --json").
+type botSummary struct {
+	Name                string  `json:"name"`
+	Server              string  `json:"server"`
+	ClientNum           int     `json:"client_num"`
+	State               string  `json:"state"`
+	Error               string  `json:"error,omitempty"`
+	DurationS           float64 `json:"duration_s"`
+	Frame               int64   `json:"frame"`
+	SnapshotsReceived   uint64  `json:"snapshots_received"`
+	SnapshotsLost       uint64  `json:"snapshots_lost"`
+	PredErrorSelfMean   float64 `json:"pred_error_self_mean"`
+	PredErrorSelfMax    float64 `json:"pred_error_self_max"`
+	PredErrorOthersMean float64 `json:"pred_error_others_mean"`
+	PredErrorOthersMax  float64 `json:"pred_error_others_max"`
+	LeadMS              float64 `json:"lead_ms"`
+	DuplicatedCmds      uint64  `json:"duplicated_cmds"`
+	KbpsDown            float64 `json:"kbps_down"`
+	KbpsUp              float64 `json:"kbps_up"`
+	RTTMS               float64 `json:"rtt_ms"`
+	BaseChecks          uint64  `json:"base_checks"`
+	BaseMismatches      uint64  `json:"base_mismatches"`
+	DecodeErrors        uint64  `json:"decode_errors"`
+	ApplyErrors         uint64  `json:"apply_errors"`
+}
+
+func summarize(o botOptions, st client.Stats, num game.ClientNum, elapsed time.Duration) botSummary {
+	secs := elapsed.Seconds()
+	kbps := func(b uint64) float64 {
+		if secs <= 0 {
+			return 0
+		}
+		return float64(b) * 8 / 1000 / secs
+	}
+	return botSummary{
+		Name: o.name, Server: o.connect, ClientNum: int(num), State: st.State.String(),
+		DurationS: secs, Frame: int64(st.Frame),
+		SnapshotsReceived: st.SnapshotsReceived, SnapshotsLost: st.SnapshotsLost,
+		PredErrorSelfMean: st.Self.Mean(), PredErrorSelfMax: st.Self.Max,
+		PredErrorOthersMean: st.Others.Mean(), PredErrorOthersMax: st.Others.Max,
+		LeadMS: ms(st.Lead), DuplicatedCmds: st.Duplicated,
+		KbpsDown: kbps(st.Channel.BytesIn), KbpsUp: kbps(st.Channel.BytesOut), RTTMS: ms(st.Channel.RTT),
+		BaseChecks: st.BaseChecks, BaseMismatches: st.BaseMismatches,
+		DecodeErrors: st.DecodeErrors, ApplyErrors: st.ApplyErrors,
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func runBot(args []string, stdout io.Writer) error {
+	o, err := parseBotFlags(args)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return playBot(ctx, o, stdout)
+}
+
+// playBot plays until o.duration has passed or ctx is cancelled, then
+// disconnects cleanly and prints the summary.
+func playBot(ctx context.Context, o botOptions, stdout io.Writer) error {
+	w := arena.NewGame()
+	ai := arena.NewBot(o.seed, 0, o.mode)
+	// cl is set and read only on the Runner's goroutine (in Do and in the
+	// input callback), which owns the client.
+	var cl *client.Client
+	input := client.InputFunc(func(f game.Frame) game.UserCmd {
+		if cl == nil || cl.State() != client.Connected {
+			return game.UserCmd{Frame: f}
+		}
+		ai.Client = cl.ClientNum()
+		return ai.Command(w, f)
+	})
+	r, err := client.Dial(o.connect, client.Config{Name: o.name, Password: o.password, Seed: o.seed}, w, input)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	runCtx, cancelRun := context.WithCancel(context.Background())
+	defer cancelRun()
+	done := make(chan error, 1)
+	go func() { done <- r.Run(runCtx) }()
+	r.Do(runCtx, func(_ time.Duration, c *client.Client) { cl = c })
+
+	var playDone <-chan time.Time
+	if o.duration > 0 {
+		t := time.NewTimer(o.duration)
+		defer t.Stop()
+		playDone = t.C
+	}
+	var tick <-chan time.Time
+	if o.status > 0 && !o.json {
+		t := time.NewTicker(o.status)
+		defer t.Stop()
+		tick = t.C
+	}
+	var (
+		st     client.Stats
+		num    game.ClientNum
+		runErr error
+		ended  bool
+	)
+	sample := func() bool {
+		return r.Do(runCtx, func(_ time.Duration, c *client.Client) { st, num = c.Stats(), c.ClientNum() })
+	}
+loop:
+	for {
+		select {
+		case runErr = <-done: // disconnected by the server, or never connected
+			ended = true
+			break loop
+		case <-ctx.Done():
+			break loop
+		case <-playDone:
+			break loop
+		case <-tick:
+			if sample() {
+				fmt.Fprintf(stdout, "[%5.1fs] %s  client %d  frame %d  snapshots %d (lost %d)  pred error self %.3f others %.3f  lead %v  rtt %v  down %.1f up %.1f kbit/s\n",
+					time.Since(start).Seconds(), st.State, num, st.Frame, st.SnapshotsReceived, st.SnapshotsLost,
+					st.Self.Mean(), st.Others.Mean(), st.Lead.Round(time.Millisecond), st.Channel.RTT.Round(time.Millisecond),
+					float64(st.Channel.BytesIn)*8/1000/time.Since(start).Seconds(),
+					float64(st.Channel.BytesOut)*8/1000/time.Since(start).Seconds())
+			}
+		}
+	}
+	elapsed := time.Since(start)
+	if !ended {
+		sample()
+		cancelRun() // Run disconnects cleanly and returns nil
+		runErr = <-done
+	}
+	if runErr == nil && st.State != client.Connected {
+		runErr = fmt.Errorf("not connected to %s after %v (state %v)", o.connect, elapsed.Round(time.Millisecond), st.State)
+	}
+	sum := summarize(o, st, num, elapsed)
+	if runErr != nil {
+		sum.Error = runErr.Error()
+		if sum.State == client.Connected.String() || sum.State == client.Idle.String() {
+			sum.State = client.Disconnected.String()
+		}
+	}
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(sum); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(stdout, "%s (client %d) on %s: %.1f s, %d snapshots received, %d lost; prediction error self %.3f (max %.3f), others %.3f (max %.3f); lead %.1f ms; %d commands duplicated; %.1f kbit/s down, %.1f up; base checks %d, mismatches %d\n",
+			sum.Name, sum.ClientNum, sum.Server, sum.DurationS, sum.SnapshotsReceived, sum.SnapshotsLost,
+			sum.PredErrorSelfMean, sum.PredErrorSelfMax, sum.PredErrorOthersMean, sum.PredErrorOthersMax,
+			sum.LeadMS, sum.DuplicatedCmds, sum.KbpsDown, sum.KbpsUp, sum.BaseChecks, sum.BaseMismatches)
+	}
+	switch {
+	case runErr != nil:
+		return runErr
+	case sum.BaseMismatches != 0 || sum.DecodeErrors != 0 || sum.ApplyErrors != 0:
+		return fmt.Errorf("invariant broken: %d base mismatches, %d decode errors, %d apply errors",
+			sum.BaseMismatches, sum.DecodeErrors, sum.ApplyErrors)
+	}
+	return nil
+}

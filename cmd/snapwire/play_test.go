@@ -1,0 +1,245 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var listenRE = regexp.MustCompile(`listening on (127\.0\.0\.1:\d+)`)
+
+func TestServeFlags(t *testing.T) {
+	o, err := parseServeFlags(strings.Fields("--listen 127.0.0.1:0 --tick 30 --snaps 10 --max-clients 4 --status 0s"))
+	if err != nil || o.tick != 30 || o.snaps != 10 || o.maxClients != 4 || o.status != 0 {
+		t.Fatalf("%+v %v", o, err)
+	}
+	for _, args := range []string{"--snaps 5", "--snaps 61", "--max-clients 0", "--max-clients 65", "--tick 0", "--rate -1", "x"} {
+		if _, err := parseServeFlags(strings.Fields(args)); err == nil {
+			t.Errorf("%q accepted", args)
+		}
+	}
+	o.maxClients = 20
+	if s, err := serveSettings(o); err != nil || !strings.Contains(s, "players=20") {
+		t.Errorf("default map for 20 clients: %q %v", s, err)
+	}
+	o.settings = "arena players=4"
+	o.maxClients = 8
+	if _, err := serveSettings(o); err == nil {
+		t.Error("a map with 4 slots accepted for 8 clients")
+	}
+	o.settings = "arena rooms=99x1"
+	if _, err := serveSettings(o); err == nil {
+		t.Error("invalid map accepted")
+	}
+}
+
+func TestBotFlags(t *testing.T) {
+	o, err := parseBotFlags(strings.Fields("--connect 127.0.0.1:1 --name x --seed 9 --duration 2s --json --mode nevertouch"))
+	if err != nil || o.name != "x" || o.seed != 9 || o.duration != 2*time.Second || !o.json || o.connect != "127.0.0.1:1" {
+		t.Fatalf("%+v %v", o, err)
+	}
+	for _, args := range []string{"--mode dance", "--duration -1s", "extra"} {
+		if _, err := parseBotFlags(strings.Fields(args)); err == nil {
+			t.Errorf("%q accepted", args)
+		}
+	}
+}
+
+// In process (so -race sees serve's and bot's goroutines): a server and two
+// bots on loopback play for two seconds.
+func TestServeAndBotsInProcess(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	srvCtx, stopSrv := context.WithCancel(ctx)
+	var srvOut syncBuffer
+	srvDone := make(chan error, 1)
+	go func() {
+		srvDone <- serve(srvCtx, serveOptions{listen: "127.0.0.1:0", tick: 60, snaps: 20, maxClients: 4, status: 500 * time.Millisecond}, &srvOut)
+	}()
+	var addr string
+	for deadline := time.Now().Add(5 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := listenRE.FindStringSubmatch(srvOut.String()); m != nil {
+			addr = m[1]
+		}
+	}
+	if addr == "" {
+		stopSrv()
+		t.Fatalf("server did not start: %v\n%s", <-srvDone, srvOut.String())
+	}
+	var wg sync.WaitGroup
+	outs := make([]bytes.Buffer, 2)
+	errs := make([]error, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o := botOptions{connect: addr, name: "bot" + string(rune('a'+i)), seed: uint64(i + 1), duration: 2 * time.Second, json: true}
+			errs[i] = playBot(ctx, o, &outs[i])
+		}()
+	}
+	wg.Wait()
+	// The bots' disconnect messages reach the server's next poll.
+	for deadline := time.Now().Add(3 * time.Second); strings.Count(srvOut.String(), " leave: ") < 2 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	stopSrv()
+	if err := <-srvDone; err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		var s botSummary
+		if errs[i] != nil || json.Unmarshal(outs[i].Bytes(), &s) != nil {
+			t.Fatalf("bot %d: %v\n%s", i, errs[i], outs[i].String())
+		}
+		// 2 s at 20 Hz, less the handshake.
+		if s.SnapshotsReceived < 25 || s.BaseMismatches != 0 || s.BaseChecks < 20 || s.State != "connected" || s.KbpsDown <= 0 {
+			t.Errorf("bot %d: %+v", i, s)
+		}
+	}
+	out := srvOut.String()
+	if strings.Count(out, " join: ") != 2 || strings.Count(out, " leave: ") != 2 || !strings.Contains(out, "status: frame") ||
+		!strings.Contains(out, "2 joins, 2 leaves") {
+		t.Errorf("server log:\n%s", out)
+	}
+}
+
+// The real binary: "snapwire serve" and two "snapwire bot" processes over
+// loopback UDP, stopped with SIGINT.
+func TestServeAndBotsProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	bin := filepath.Join(t.TempDir(), "snapwire")
+	build := exec.Command(goBin, "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv := exec.CommandContext(ctx, bin, "serve", "--listen", "127.0.0.1:0", "--status", "1s", "--max-clients", "4")
+	srvOut, err := srv.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Stderr = os.Stderr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Process.Kill()
+	lines := make(chan string, 64)
+	var log syncBuffer
+	go func() {
+		sc := bufio.NewScanner(srvOut)
+		for sc.Scan() {
+			log.Write([]byte(sc.Text() + "\n"))
+			select {
+			case lines <- sc.Text():
+			default:
+			}
+		}
+		close(lines)
+	}()
+	var addr string
+	timeout := time.After(10 * time.Second)
+	for addr == "" {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("server exited: %s", log.String())
+			}
+			if m := listenRE.FindStringSubmatch(l); m != nil {
+				addr = m[1]
+			}
+		case <-timeout:
+			t.Fatalf("server did not start: %s", log.String())
+		}
+	}
+
+	type result struct {
+		out []byte
+		err error
+	}
+	results := make(chan result, 2)
+	for i, name := range []string{"alpha", "beta"} {
+		go func() {
+			cmd := exec.CommandContext(ctx, bin, "bot", "--connect", addr, "--name", name, "--seed", string(rune('1'+i)),
+				"--duration", "3s", "--json")
+			cmd.Stderr = os.Stderr
+			out, err := cmd.Output()
+			results <- result{out, err}
+		}()
+	}
+	for range 2 {
+		r := <-results
+		var s botSummary
+		if r.err != nil || json.Unmarshal(r.out, &s) != nil {
+			t.Fatalf("bot: %v\n%s", r.err, r.out)
+		}
+		if s.SnapshotsReceived < 40 || s.BaseMismatches != 0 || s.BaseChecks < 30 || s.DecodeErrors != 0 || s.KbpsDown <= 0 {
+			t.Errorf("bot %s: %+v", s.Name, s)
+		}
+	}
+	if err := srv.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	for range lines { // drain until the server exits
+	}
+	waitErr := make(chan error, 1)
+	go func() { waitErr <- srv.Wait() }()
+	select {
+	case err := <-waitErr:
+		if err != nil {
+			t.Errorf("serve exited with %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("serve did not stop on SIGINT")
+	}
+	out := log.String()
+	if strings.Count(out, " join: ") != 2 || !strings.Contains(out, `"alpha"`) || !strings.Contains(out, `"beta"`) ||
+		!strings.Contains(out, "stopped:") || !strings.Contains(out, "2 joins") {
+		t.Errorf("server log:\n%s", out)
+	}
+}
+
+// A bot that never reaches a server says so and fails.
+func TestBotNoServer(t *testing.T) {
+	var out bytes.Buffer
+	o := botOptions{connect: "127.0.0.1:9", name: "lonely", seed: 1, duration: 300 * time.Millisecond, json: true}
+	err := playBot(context.Background(), o, &out)
+	var s botSummary
+	if err == nil || json.Unmarshal(out.Bytes(), &s) != nil || s.Error == "" || s.SnapshotsReceived != 0 || s.State == "connected" {
+		t.Fatalf("err %v, summary %s", err, out.String())
+	}
+}

@@ -1,0 +1,394 @@
+package demo
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/netip"
+	"time"
+
+	"github.com/snapwire/snapwire/client"
+	"github.com/snapwire/snapwire/examples/arena"
+	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/netsim"
+	"github.com/snapwire/snapwire/server"
+	"github.com/snapwire/snapwire/snapshot"
+)
+
+// Options configure a demo run.
+type Options struct {
+	Clients  int           // bot clients, 1..64
+	Latency  time.Duration // round trip time: half of it each way
+	Jitter   time.Duration // uniform ± per direction
+	Loss     float64       // packet loss per direction, 0..1
+	Duration time.Duration // virtual time to play
+	Seed     uint64        // seeds the network, the server, the map and the bots
+	// Settings is the arena map (arena.Config.String); "" is the default
+	// map seeded with Seed, with at least Clients player slots.
+	Settings string
+	// Progress, if set, is called after every virtual second.
+	Progress func(Second)
+}
+
+// DefaultOptions are the defaults of "snapwire demo": 8 clients, 80 ms
+// round trip, 10 ms jitter, 2% loss, 20 s.
+func DefaultOptions() Options {
+	return Options{Clients: 8, Latency: 80 * time.Millisecond, Jitter: 10 * time.Millisecond,
+		Loss: 0.02, Duration: 20 * time.Second, Seed: 1}
+}
+
+// ErrOptions reports invalid options.
+var ErrOptions = errors.New("demo: invalid options")
+
+func (o *Options) validate() error {
+	switch {
+	case o.Clients < 1 || o.Clients > 64:
+		return fmt.Errorf("%w: %d clients (1..64)", ErrOptions, o.Clients)
+	case o.Latency < 0 || o.Jitter < 0:
+		return fmt.Errorf("%w: negative latency or jitter", ErrOptions)
+	case !(o.Loss >= 0 && o.Loss <= 1):
+		return fmt.Errorf("%w: loss %v (0..1)", ErrOptions, o.Loss)
+	case o.Duration < time.Second || o.Duration > time.Hour:
+		return fmt.Errorf("%w: duration %v (1s..1h)", ErrOptions, o.Duration)
+	}
+	return nil
+}
+
+var serverAddr = netip.MustParseAddrPort("10.0.0.1:27960")
+
+func botAddr(i int) netip.AddrPort {
+	return netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 1, byte(i + 1)}), uint16(40000+i))
+}
+
+// bot is one simulated player: a client core playing an arena bot.
+type bot struct {
+	idx  int
+	c    *client.Client
+	w    *arena.World
+	ep   *netsim.Endpoint
+	ai   *arena.Bot
+	prev sample // counters at the end of the previous second
+
+	stateChecks, stateMismatches uint64
+	stateUnchecked               uint64 // snapshot frames out of the recorded window
+	baseChecks, baseMismatches   uint64 // the harness's full-hash comparisons
+	leadSum                      float64
+	leadN                        uint64
+	self, others                 errStats
+}
+
+// sample holds one client's cumulative counters at a second boundary.
+type sample struct {
+	down, up, downPkts, snapBits, snaps, dup, lostSnaps, resends uint64
+}
+
+type harness struct {
+	opt  Options
+	net  *netsim.Network
+	srv  *server.Server
+	sg   *arena.World
+	sep  *netsim.Endpoint
+	bots []*bot
+	now  time.Duration
+	buf  []byte
+
+	rec     *recorder
+	meas    *measurer
+	applied map[[2]uint64]uint64 // (client, seq) -> server base hash after apply
+
+	// prediction errors of the current second, and all of them
+	secSelf, secOthers []float64
+	allSelf, allOthers []float64
+	secLead            []float64
+	prevLost           uint64
+	prevMeas           struct{ snapshots, zrle uint64 }
+}
+
+// Run plays one demo match and returns its measurements.
+func Run(opt Options) (*Result, error) {
+	if err := opt.validate(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	h, err := newHarness(opt)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Clients: opt.Clients, LatencyMS: ms(opt.Latency), JitterMS: ms(opt.Jitter), Loss: opt.Loss,
+		Seed: opt.Seed, Settings: h.srv.Settings()}
+	secs := int(opt.Duration / time.Second)
+	for s := 1; s <= secs; s++ {
+		h.run(time.Duration(s) * time.Second)
+		sec := h.second(s)
+		res.Seconds = append(res.Seconds, sec)
+		if opt.Progress != nil {
+			opt.Progress(sec)
+		}
+	}
+	if rest := opt.Duration - time.Duration(secs)*time.Second; rest > 0 {
+		h.run(opt.Duration)
+	}
+	h.finish(res)
+	res.WallMS = ms(time.Since(start))
+	return res, nil
+}
+
+func newHarness(opt Options) (*harness, error) {
+	h := &harness{opt: opt, net: netsim.New(opt.Seed), buf: make([]byte, 65536), applied: map[[2]uint64]uint64{}}
+	h.net.SetDefault(netsim.LinkConfig{Latency: opt.Latency / 2, Jitter: opt.Jitter, Loss: opt.Loss})
+	settings := opt.Settings
+	if settings == "" {
+		settings = arena.Config{Seed: opt.Seed, MaxPlayers: max(16, opt.Clients)}.String()
+	}
+	h.sg = arena.NewGame()
+	reg := h.sg.Registry()
+	h.rec = newRecorder(256)
+	var err error
+	if h.meas, err = newMeasurer(reg); err != nil {
+		return nil, err
+	}
+	if h.sep, err = h.net.Listen(serverAddr); err != nil {
+		return nil, err
+	}
+	scfg := server.Config{
+		MaxClients: opt.Clients,
+		Seed:       opt.Seed,
+		VerifyBase: true,
+		OnFrame:    h.onFrame,
+		OnApply: func(c game.ClientNum, seq snapshot.Seq, base *snapshot.CommonBase) {
+			h.applied[[2]uint64{uint64(c), uint64(seq)}] = base.Hash()
+		},
+	}
+	h.srv, err = server.New(scfg, h.sg, settings, server.SendFunc(func(to netip.AddrPort, p []byte) {
+		h.sep.WriteTo(p, to)
+	}))
+	if err != nil {
+		return nil, fmt.Errorf("demo: server: %w", err)
+	}
+	for i := range opt.Clients {
+		if err := h.addBot(i); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+func (h *harness) addBot(i int) error {
+	ep, err := h.net.Listen(botAddr(i))
+	if err != nil {
+		return err
+	}
+	b := &bot{idx: i, w: arena.NewGame(), ep: ep}
+	b.ai = arena.NewBot(h.opt.Seed*1000+uint64(i), 0, arena.BotDeathmatch)
+	cfg := client.Config{
+		Name: fmt.Sprintf("bot%d", i),
+		Seed: h.opt.Seed*1000 + uint64(i),
+		OnSnapshot: func(s *snapshot.Snapshot) {
+			h.onSnapshot(b, s)
+		},
+		OnApply: func(seq snapshot.Seq, base *snapshot.CommonBase) {
+			k := [2]uint64{uint64(b.c.ClientNum()), uint64(seq)}
+			if hash, ok := h.applied[k]; ok {
+				delete(h.applied, k)
+				b.baseChecks++
+				if hash != base.Hash() {
+					b.baseMismatches++
+				}
+			}
+		},
+	}
+	input := client.InputFunc(func(f game.Frame) game.UserCmd {
+		if b.c.State() != client.Connected {
+			return game.UserCmd{Frame: f}
+		}
+		b.ai.Client = b.c.ClientNum()
+		return b.ai.Command(b.w, f)
+	})
+	b.c, err = client.New(cfg, b.w, input, client.SendFunc(func(to netip.AddrPort, p []byte) {
+		ep.WriteTo(p, to)
+	}))
+	if err != nil {
+		return fmt.Errorf("demo: client %d: %w", i, err)
+	}
+	b.c.Connect(h.now, serverAddr)
+	h.bots = append(h.bots, b)
+	return nil
+}
+
+// run steps the match to until: network deliveries, the server's frames,
+// the clients' frames and sends, in time order (virtual time).
+func (h *harness) run(until time.Duration) {
+	for h.now < until {
+		h.net.AdvanceTo(h.now)
+		for {
+			n, from, ok := h.sep.ReadFrom(h.buf)
+			if !ok {
+				break
+			}
+			h.srv.HandlePacket(h.now, from, h.buf[:n])
+		}
+		for _, b := range h.bots {
+			for {
+				n, _, ok := b.ep.ReadFrom(h.buf)
+				if !ok {
+					break
+				}
+				b.c.HandlePacket(h.now, h.buf[:n])
+			}
+		}
+		h.srv.Advance(h.now)
+		for _, b := range h.bots {
+			b.c.Advance(h.now)
+		}
+		next := h.srv.Next()
+		for _, b := range h.bots {
+			next = min(next, b.c.Next())
+		}
+		if t, ok := h.net.NextDelivery(); ok {
+			next = min(next, t)
+		}
+		h.now = max(min(next, until), h.now+time.Microsecond)
+	}
+}
+
+// onFrame runs after every server frame: it records the authoritative
+// states and positions of frame f and measures every client's prediction
+// of f (the clients run ahead, so they have shown f already).
+func (h *harness) onFrame(f game.Frame) {
+	fr := h.rec.record(f, h.sg)
+	for _, b := range h.bots {
+		if b.c.State() != client.Connected {
+			continue
+		}
+		me, hasMe := h.sg.PlayerEntity(b.c.ClientNum())
+		if pvs := b.c.PVS(); pvs != nil {
+			for n := range pvs.All() {
+				h.predError(b, fr, n, f, hasMe && n == me)
+			}
+		}
+	}
+}
+
+func (h *harness) predError(b *bot, fr *frameRec, n game.EntityNum, f game.Frame, self bool) {
+	e := fr.find(n)
+	if e == nil || !e.hasPos {
+		return
+	}
+	x, y, z, ok := b.c.PredictedPosition(n, f)
+	if !ok {
+		return
+	}
+	dx, dy, dz := float64(x-e.pos[0]), float64(y-e.pos[1]), float64(z-e.pos[2])
+	d := math.Sqrt(dx*dx + dy*dy + dz*dz)
+	if self {
+		b.self.add(d)
+		h.secSelf = append(h.secSelf, d)
+	} else {
+		b.others.add(d)
+		h.secOthers = append(h.secOthers, d)
+	}
+}
+
+// onSnapshot runs when client b has written snapshot s into its world:
+// the state check, the lead, and the compression measurements.
+func (h *harness) onSnapshot(b *bot, s *snapshot.Snapshot) {
+	hd := s.Header
+	lead := ms(hd.Lead)
+	b.leadSum += lead
+	b.leadN++
+	h.secLead = append(h.secLead, lead)
+
+	if fr := h.rec.at(hd.Frame); fr == nil {
+		b.stateUnchecked++
+	} else {
+		for n := range s.PVS.All() {
+			b.stateChecks++
+			e, typ := b.w.Entity(n)
+			if e == nil || !fr.equal(n, typ, e, h.meas.codec) {
+				b.stateMismatches++
+			}
+		}
+	}
+	h.meas.measure(b.w, b.c.ClientNum(), b.c.Base(), s)
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// second closes virtual second t: per-client traffic and the second's
+// figures.
+func (h *harness) second(t int) Second {
+	sec := Second{T: t, Frame: h.srv.Frame(), Connected: h.srv.NumClients()}
+	byNum := map[game.ClientNum]server.ClientStats{}
+	for _, cs := range h.srv.Clients() {
+		byNum[cs.Num] = cs
+	}
+	var tot, prevTot sample
+	for _, b := range h.bots {
+		cur := b.counters(byNum)
+		sec.KbpsDown = append(sec.KbpsDown, round(float64(cur.down-b.prev.down)*8/1000, 2))
+		sec.KbpsUp = append(sec.KbpsUp, round(float64(cur.up-b.prev.up)*8/1000, 2))
+		tot.add(cur)
+		prevTot.add(b.prev)
+		b.prev = cur
+	}
+	if n := tot.snaps - prevTot.snaps; n > 0 {
+		sec.SnapshotBytesRaw = round(float64(tot.snapBits-prevTot.snapBits)/8/float64(n), 1)
+	}
+	if n := tot.downPkts - prevTot.downPkts; n > 0 {
+		sec.PacketBytes = round(float64(tot.down-prevTot.down)/float64(n), 1)
+	}
+	if n := h.meas.snapshots - h.prevMeas.snapshots; n > 0 {
+		sec.SnapshotBytes = round(float64(h.meas.bits.ZRLE-h.prevMeas.zrle)/8/float64(n), 1)
+	}
+	h.prevMeas.snapshots, h.prevMeas.zrle = h.meas.snapshots, h.meas.bits.ZRLE
+	sec.Duplicated = tot.dup - prevTot.dup
+	sec.SnapshotsLost = tot.lostSnaps - prevTot.lostSnaps
+	sec.ReliableResends = tot.resends - prevTot.resends
+	lost := h.net.Stats().Lost
+	sec.PacketsLost = lost - h.prevLost
+	h.prevLost = lost
+	sec.PredSelfMean, sec.PredSelfP99 = round(mean(h.secSelf), 3), round(percentile(h.secSelf, 0.99), 3)
+	sec.PredOthersMean, sec.PredOthersP99 = round(mean(h.secOthers), 3), round(percentile(h.secOthers, 0.99), 3)
+	if len(h.secLead) > 0 {
+		sec.LeadMeanMS = round(mean(h.secLead), 1)
+		sec.LeadMinMS = round(minOf(h.secLead), 1)
+	}
+	h.allSelf = append(h.allSelf, h.secSelf...)
+	h.allOthers = append(h.allOthers, h.secOthers...)
+	h.secSelf, h.secOthers, h.secLead = h.secSelf[:0], h.secOthers[:0], h.secLead[:0]
+	return sec
+}
+
+// counters reads client b's cumulative counters from both ends.
+func (b *bot) counters(byNum map[game.ClientNum]server.ClientStats) sample {
+	st := b.c.Stats()
+	s := sample{up: st.Channel.BytesOut, lostSnaps: st.SnapshotsLost, resends: st.Channel.ReliableResends}
+	if b.c.State() == client.Connected {
+		if cs, ok := byNum[b.c.ClientNum()]; ok {
+			s.down, s.downPkts = cs.Channel.BytesOut, cs.Channel.PacketsOut
+			s.snapBits, s.snaps, s.dup = cs.SnapshotBits, cs.SnapshotsSent, cs.Duplicated
+			s.resends += cs.Channel.ReliableResends
+		}
+	}
+	// Counters only grow; a client that left keeps its last figures.
+	s.down, s.downPkts = max(s.down, b.prev.down), max(s.downPkts, b.prev.downPkts)
+	s.snapBits, s.snaps, s.dup = max(s.snapBits, b.prev.snapBits), max(s.snaps, b.prev.snaps), max(s.dup, b.prev.dup)
+	s.resends = max(s.resends, b.prev.resends)
+	return s
+}
+
+func (s *sample) add(o sample) {
+	s.down += o.down
+	s.up += o.up
+	s.downPkts += o.downPkts
+	s.snapBits += o.snapBits
+	s.snaps += o.snaps
+	s.dup += o.dup
+	s.lostSnaps += o.lostSnaps
+	s.resends += o.resends
+}
+
+func round(v float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(v*p) / p
+}
