@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -191,6 +192,11 @@ func TestServeAndBotsProcesses(t *testing.T) {
 		out []byte
 		err error
 	}
+	// While the bots play, the real quakestat asks the server for its
+	// status the Quake 3 way (issue 5: getinfo/getstatus answered by serve).
+	qstat := make(chan []string, 1)
+	go func() { qstat <- quakestatWhilePlaying(ctx, addr, "2/4") }()
+
 	results := make(chan result, 2)
 	for i, name := range []string{"alpha", "beta"} {
 		go func() {
@@ -209,6 +215,26 @@ func TestServeAndBotsProcesses(t *testing.T) {
 		}
 		if s.SnapshotsReceived < 40 || s.BaseMismatches != 0 || s.BaseChecks < 30 || s.DecodeErrors != 0 || s.KbpsDown <= 0 {
 			t.Errorf("bot %s: %+v", s.Name, s)
+		}
+	}
+	if outs := <-qstat; outs == nil {
+		if os.Getenv("SNAPWIRE_REQUIRE_Q3") == "1" {
+			t.Error("quakestat is not installed (SNAPWIRE_REQUIRE_Q3=1)")
+		} else {
+			t.Log("quakestat not installed: Quake 3 query check skipped")
+		}
+	} else {
+		list, detail := outs[0], outs[1]
+		t.Logf("quakestat -q3s:\n%s\nquakestat -q3s -R -P:\n%s", list, detail)
+		for _, want := range []string{"2/4", "arena3x3", "snapwire"} {
+			if !strings.Contains(list, want) {
+				t.Errorf("quakestat -q3s output lacks %q:\n%s", want, list)
+			}
+		}
+		for _, want := range []string{"alpha", "beta", "gamename=snapwire"} {
+			if !strings.Contains(detail, want) {
+				t.Errorf("quakestat -q3s -R -P output lacks %q:\n%s", want, detail)
+			}
 		}
 	}
 	if err := srv.Process.Signal(os.Interrupt); err != nil {
@@ -242,4 +268,39 @@ func TestBotNoServer(t *testing.T) {
 	if err == nil || json.Unmarshal(out.Bytes(), &s) != nil || s.Error == "" || s.SnapshotsReceived != 0 || s.State == "connected" {
 		t.Fatalf("err %v, summary %s", err, out.String())
 	}
+}
+
+// quakestatWhilePlaying polls the server with `quakestat -q3s` (at most 8
+// times, 250 ms apart, within ctx) until its player column reads players,
+// then asks once more with -R -P (rules and players). It returns both
+// outputs, the last ones seen if players never showed, or nil when
+// quakestat is not installed. 9 queries stay within ioq3's per-address
+// burst of 10.
+func quakestatWhilePlaying(ctx context.Context, addr, players string) []string {
+	bin, err := exec.LookPath("quakestat")
+	if err != nil {
+		return nil
+	}
+	run := func(args ...string) string {
+		qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(qctx, bin, args...).CombinedOutput()
+		if err != nil {
+			return fmt.Sprintf("%s\n(quakestat: %v)", out, err)
+		}
+		return string(out)
+	}
+	var list string
+	for range 8 {
+		list = run("-q3s", addr)
+		if strings.Contains(list, players) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return []string{list, ""}
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	return []string{list, run("-q3s", addr, "-R", "-P")}
 }

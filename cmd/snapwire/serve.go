@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"os/signal"
 	"slices"
@@ -20,6 +21,9 @@ import (
 
 	"github.com/snapwire/snapwire/examples/arena"
 	"github.com/snapwire/snapwire/netchan"
+	"github.com/snapwire/snapwire/proto"
+	"github.com/snapwire/snapwire/q3/oob"
+	"github.com/snapwire/snapwire/q3/query"
 	"github.com/snapwire/snapwire/server"
 )
 
@@ -40,6 +44,7 @@ type serveOptions struct {
 	password   string
 	rate       int
 	status     time.Duration
+	hostname   string
 }
 
 func parseServeFlags(args []string) (serveOptions, error) {
@@ -53,6 +58,7 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	fs.StringVar(&o.password, "password", "", "password clients must give")
 	fs.IntVar(&o.rate, "rate", 0, "byte rate per client, UDP/IP headers included (0: unlimited)")
 	fs.DurationVar(&o.status, "status", 5*time.Second, "interval of the status line (0: none)")
+	fs.StringVar(&o.hostname, "hostname", "snapwire", "server name in Quake 3 getinfo/getstatus answers")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -123,27 +129,14 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 		Channel:      netchan.Config{Rate: o.rate},
 		VerifyBase:   true, // clients check the common base live (DOOM III §4.2)
 	}
-	// ---------------------------------------------------------------------
-	// QUAKE 3 QUERIES GO HERE (q3/query: "getinfo" / "getstatus", so that
-	// `quakestat -q3s` lists this server).
-	//
-	// The server core drops connectionless packets whose command it does
-	// not know (server.handleConnectionless), and server.Listen owns the
-	// socket, so there is no place yet to answer them. Needed in package
-	// server: a Config field such as
-	//
-	//	// OnConnectionless, if set, gets every connectionless packet whose
-	//	// command the server does not handle (payload after the 0xFFFFFFFF
-	//	// marker) and may answer through reply.
-	//	OnConnectionless func(now time.Duration, from netip.AddrPort, payload []byte, reply func([]byte))
-	//
-	// Then set it here to route payloads starting with "getinfo" or
-	// "getstatus" to the q3/query responder, feeding it the status this
-	// command already collects (settings, the clients of s.Clients(), max
-	// clients). Note that the core's handler runs on the Runner's goroutine:
-	// the responder must not call Runner.Do from it.
-	// ---------------------------------------------------------------------
-	r, err := server.Listen(o.listen, cfg, arena.NewGame(), settings)
+	// Quake 3 server queries ("getinfo", "getstatus": seed 002), so that
+	// quakestat -q3s and server browsers list this server. The core hands
+	// us every connectionless packet that is not a snapwire handshake; the
+	// hook and qs.refresh both run on the Runner's goroutine.
+	world := arena.NewGame()
+	qs := newQueryStatus(o, settings, world)
+	cfg.OnConnectionless = qs.handle
+	r, err := server.Listen(o.listen, cfg, world, settings)
 	if err != nil {
 		return err
 	}
@@ -154,6 +147,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	defer cancelRun()
 	done := make(chan error, 1)
 	go func() { done <- r.Run(runCtx) }()
+	r.Do(runCtx, func(now time.Duration, s *server.Server) { qs.refresh(s) })
 
 	log := &serveLog{w: stdout, seen: map[netchan.ConnID]server.ClientStats{}, start: time.Now(), maxClients: o.maxClients}
 	poll := time.NewTicker(200 * time.Millisecond)
@@ -174,6 +168,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 			status := o.status > 0 && !time.Now().Before(nextStatus)
 			r.Do(runCtx, func(now time.Duration, s *server.Server) {
 				log.update(now, s)
+				qs.refresh(s)
 				if status {
 					log.status(now, s)
 				}
@@ -264,4 +259,60 @@ func (l *serveLog) status(now time.Duration, s *server.Server) {
 		l.stamp(), s.Frame(), len(clients), l.maxClients, perClient(down-l.lastDown), perClient(up-l.lastUp),
 		snaps-l.lastSnaps, skipped-l.lastSkipped, dup, lead.Round(time.Millisecond), st.Refused, st.Timeouts)
 	l.lastAt, l.lastDown, l.lastUp, l.lastSnaps, l.lastSkipped = now, down, up, snaps, skipped
+}
+
+// queryStatus answers Quake 3 getinfo/getstatus queries (package q3/query:
+// ioq3's rate limits, a burst of 10 then 1 per second per address) from
+// the players the server last reported. It is used only on the Runner's
+// goroutine: refresh in Runner.Do, handle from server.Config.OnConnectionless.
+type queryStatus struct {
+	hostname, mapName string
+	maxClients        int
+	world             *arena.World
+	players           []query.Player
+	responder         *query.Responder
+	pkt, out          []byte
+}
+
+func newQueryStatus(o serveOptions, settings string, world *arena.World) *queryStatus {
+	q := &queryStatus{hostname: o.hostname, maxClients: o.maxClients, world: world, mapName: "arena"}
+	if cfg, err := arena.ParseConfig(settings); err == nil {
+		q.mapName = fmt.Sprintf("arena%dx%d", cfg.RoomsX, cfg.RoomsY)
+	}
+	q.responder = query.NewResponder(query.SourceFunc(q.fill), query.Config{})
+	return q
+}
+
+// refresh copies the connected players' names, frags and round trips.
+func (q *queryStatus) refresh(s *server.Server) {
+	q.players = q.players[:0]
+	for _, c := range s.Clients() {
+		score := 0
+		if int(c.Num) < len(q.world.Score.Frags) {
+			score = int(q.world.Score.Frags[c.Num])
+		}
+		q.players = append(q.players, query.Player{Name: c.Name, Score: score, Ping: int(c.Channel.RTT.Milliseconds())})
+	}
+}
+
+func (q *queryStatus) fill(st *query.Status) {
+	st.Hostname, st.MapName = q.hostname, q.mapName
+	st.GameName, st.Game = "snapwire", "arena"
+	st.Protocol = int(proto.Version)
+	st.MaxClients = q.maxClients
+	st.Players = append(st.Players, q.players...)
+}
+
+// handle answers one connectionless payload (after FF FF FF FF) if it is a
+// query; the responder works on whole packets, reply adds the marker.
+func (q *queryStatus) handle(now time.Duration, from netip.AddrPort, payload []byte, reply func([]byte)) {
+	q.pkt = append(append(q.pkt[:0], oob.Marker...), payload...)
+	if !query.IsQuery(q.pkt) {
+		return
+	}
+	out, ok := q.responder.Handle(now, from, q.pkt, q.out[:0])
+	q.out = out
+	if ok && len(out) > len(oob.Marker) {
+		reply(out[len(oob.Marker):])
+	}
 }
