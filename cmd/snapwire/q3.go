@@ -32,7 +32,7 @@ func registerQ3(c q3Command) {
 }
 
 func init() {
-	register(command{name: "q3", summary: "Quake 3 protocol tools (dump captures and demos)", run: runQ3})
+	register(command{name: "q3", summary: "Quake 3 protocol tools: connect, record, proxy, dump", run: runQ3})
 	registerQ3(q3Command{name: "dump", summary: "decode pcap captures and .dm_68/.dm_71 demos", run: runQ3Dump})
 }
 
