@@ -164,8 +164,13 @@ type Server struct {
 	replyFn func([]byte) // bound once: replies to replyTo
 }
 
+// savedEvent is a saved event with its own copy of the payload. ev.Data is
+// left nil: entries move inside s.saved (removals shift them, appends may
+// reallocate), so a slice into data would point at another entry's bytes.
+// savedMessages rebuilds Data from the entry itself.
 type savedEvent struct {
 	ev   game.Event
+	n    int // payload bytes in data
 	data [game.MaxEventBytes]byte
 }
 
@@ -444,8 +449,8 @@ func (s *Server) save(ev game.Event) {
 	}
 	s.saved = append(s.saved, savedEvent{ev: ev})
 	se := &s.saved[len(s.saved)-1]
-	n := copy(se.data[:], ev.Data)
-	se.ev.Data = se.data[:n]
+	se.n = copy(se.data[:], ev.Data)
+	se.ev.Data = nil
 }
 
 // eventMessages packs events into reliable events messages of at most
@@ -490,7 +495,10 @@ func (s *Server) eventMessages(evs []game.Event) [][]byte {
 func (s *Server) savedMessages() [][]byte {
 	evs := s.savedEvs[:0]
 	for i := range s.saved {
-		evs = append(evs, s.saved[i].ev)
+		se := &s.saved[i]
+		ev := se.ev
+		ev.Data = se.data[:se.n]
+		evs = append(evs, ev)
 	}
 	s.savedEvs = evs
 	return s.eventMessages(evs)

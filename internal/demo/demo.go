@@ -26,8 +26,44 @@ type Options struct {
 	// Settings is the arena map (arena.Config.String); "" is the default
 	// map seeded with Seed, with at least Clients player slots.
 	Settings string
+	// Warmup is left out of the steady-state figures: the command shares
+	// and their counts (late_cmd_share, early_cmd_share, duplicated_cmds,
+	// late_cmds, cmds_early, frames_run), the command lead mean and the
+	// prediction error figures count only frames due after Warmup, once
+	// the clients' clocks have settled (client doc: under 2 s). The
+	// per-second series and the invariant checks cover the whole run.
+	// 0 counts everything; it must be shorter than Duration.
+	Warmup time.Duration
+	// Mode is the bots' behaviour: arena.BotDeathmatch (the zero value)
+	// or arena.BotNeverTouch, whose players never meet or change anything
+	// but themselves (the exact-prediction runs, DOOM III §2). ParseMode
+	// reads the CLI's names.
+	Mode arena.BotMode
 	// Progress, if set, is called after every virtual second.
 	Progress func(Second)
+}
+
+// ParseMode returns the bot mode named "deathmatch" or "nevertouch" (the
+// --mode values of "snapwire demo" and "snapwire bot").
+func ParseMode(s string) (arena.BotMode, error) {
+	switch s {
+	case "deathmatch":
+		return arena.BotDeathmatch, nil
+	case "nevertouch":
+		return arena.BotNeverTouch, nil
+	}
+	return 0, fmt.Errorf("%w: mode %q (deathmatch or nevertouch)", ErrOptions, s)
+}
+
+// ModeName is the name ParseMode reads for m.
+func ModeName(m arena.BotMode) string {
+	switch m {
+	case arena.BotDeathmatch:
+		return "deathmatch"
+	case arena.BotNeverTouch:
+		return "nevertouch"
+	}
+	return fmt.Sprintf("mode(%d)", m)
 }
 
 // DefaultOptions are the defaults of "snapwire demo": 8 clients, 80 ms
@@ -50,6 +86,10 @@ func (o *Options) validate() error {
 		return fmt.Errorf("%w: loss %v (0..1)", ErrOptions, o.Loss)
 	case o.Duration < time.Second || o.Duration > time.Hour:
 		return fmt.Errorf("%w: duration %v (1s..1h)", ErrOptions, o.Duration)
+	case o.Warmup < 0 || o.Warmup >= o.Duration:
+		return fmt.Errorf("%w: warm-up %v (0 up to the duration %v)", ErrOptions, o.Warmup, o.Duration)
+	case o.Mode != arena.BotDeathmatch && o.Mode != arena.BotNeverTouch:
+		return fmt.Errorf("%w: bot mode %d", ErrOptions, o.Mode)
 	}
 	return nil
 }
@@ -70,16 +110,32 @@ type bot struct {
 	prev sample // counters at the end of the previous second
 
 	stateChecks, stateMismatches uint64
-	stateUnchecked               uint64 // snapshot frames out of the recorded window
-	baseChecks, baseMismatches   uint64 // the harness's full-hash comparisons
-	leadSum                      float64
+	stateUnchecked               uint64  // snapshot frames out of the recorded window
+	baseChecks, baseMismatches   uint64  // the harness's full-hash comparisons
+	leadSum                      float64 // after the warm-up
 	leadN                        uint64
-	self, others                 errStats
+	self, others                 errStats  // after the warm-up
+	mark                         cmdCounts // server counts at the end of the warm-up
+}
+
+// cmdCounts are the server's command counts for one client (DOOM III §2).
+type cmdCounts struct{ run, early, dup, late uint64 }
+
+func countsOf(cs server.ClientStats) cmdCounts {
+	return cmdCounts{run: cs.FramesRun, early: cs.CmdsEarly, dup: cs.Duplicated, late: cs.LateCmds}
 }
 
 // sample holds one client's cumulative counters at a second boundary.
 type sample struct {
 	down, up, downPkts, snapBits, snaps, dup, lostSnaps, resends uint64
+}
+
+// appliedKey names one "apply S" of one client in one game: sequences
+// start again after a map change (DOOM III §3.1, §4.2).
+type appliedKey struct {
+	client game.ClientNum
+	game   game.GameID
+	seq    snapshot.Seq
 }
 
 type harness struct {
@@ -94,9 +150,11 @@ type harness struct {
 
 	rec     *recorder
 	meas    *measurer
-	applied map[[2]uint64]uint64 // (client, seq) -> server base hash after apply
+	applied map[appliedKey]uint64 // server base hash after each apply
+	warm    bool                  // the warm-up is over
 
-	// prediction errors of the current second, and all of them
+	// prediction errors of the current second, and all of them after the
+	// warm-up
 	secSelf, secOthers []float64
 	allSelf, allOthers []float64
 	secLead            []float64
@@ -110,15 +168,24 @@ func Run(opt Options) (*Result, error) {
 		return nil, err
 	}
 	start := time.Now()
-	h, err := newHarness(opt)
+	h, err := newHarness(opt, 0)
 	if err != nil {
 		return nil, err
 	}
+	res := h.play()
+	res.WallMS = ms(time.Since(start))
+	return res, nil
+}
+
+// play runs the match for opt.Duration and returns its measurements.
+func (h *harness) play() *Result {
+	opt := h.opt
 	res := &Result{Clients: opt.Clients, LatencyMS: ms(opt.Latency), JitterMS: ms(opt.Jitter), Loss: opt.Loss,
-		Seed: opt.Seed, Settings: h.srv.Settings()}
+		Seed: opt.Seed, Settings: h.srv.Settings(), Mode: ModeName(opt.Mode), WarmupS: opt.Warmup.Seconds()}
+	h.endWarmup() // a no-op unless Warmup is 0
 	secs := int(opt.Duration / time.Second)
 	for s := 1; s <= secs; s++ {
-		h.run(time.Duration(s) * time.Second)
+		h.runWarm(time.Duration(s) * time.Second)
 		sec := h.second(s)
 		res.Seconds = append(res.Seconds, sec)
 		if opt.Progress != nil {
@@ -126,15 +193,42 @@ func Run(opt Options) (*Result, error) {
 		}
 	}
 	if rest := opt.Duration - time.Duration(secs)*time.Second; rest > 0 {
-		h.run(opt.Duration)
+		h.runWarm(opt.Duration)
 	}
 	h.finish(res)
-	res.WallMS = ms(time.Since(start))
-	return res, nil
+	return res
 }
 
-func newHarness(opt Options) (*harness, error) {
-	h := &harness{opt: opt, net: netsim.New(opt.Seed), buf: make([]byte, 65536), applied: map[[2]uint64]uint64{}}
+// runWarm is run, stopping at the end of the warm-up on the way to mark it.
+func (h *harness) runWarm(until time.Duration) {
+	if !h.warm && until >= h.opt.Warmup {
+		h.run(h.opt.Warmup)
+		h.endWarmup()
+	}
+	h.run(until)
+}
+
+// endWarmup marks the end of the warm-up at h.now (once h.now has reached
+// Warmup): the server's command counts so far are left out of the shares.
+func (h *harness) endWarmup() {
+	if h.warm || h.now < h.opt.Warmup {
+		return
+	}
+	h.warm = true
+	for _, b := range h.bots {
+		if b.c.State() != client.Connected {
+			continue
+		}
+		if cs, ok := h.srv.Client(b.c.ClientNum()); ok {
+			b.mark = countsOf(cs)
+		}
+	}
+}
+
+// newHarness sets up the server and opt.Clients bots; the server has extra
+// more slots, for bots a test adds later (addBot).
+func newHarness(opt Options, extra int) (*harness, error) {
+	h := &harness{opt: opt, net: netsim.New(opt.Seed), buf: make([]byte, 65536), applied: map[appliedKey]uint64{}}
 	h.net.SetDefault(netsim.LinkConfig{Latency: opt.Latency / 2, Jitter: opt.Jitter, Loss: opt.Loss})
 	settings := opt.Settings
 	if settings == "" {
@@ -151,12 +245,12 @@ func newHarness(opt Options) (*harness, error) {
 		return nil, err
 	}
 	scfg := server.Config{
-		MaxClients: opt.Clients,
+		MaxClients: opt.Clients + extra,
 		Seed:       opt.Seed,
 		VerifyBase: true,
 		OnFrame:    h.onFrame,
 		OnApply: func(c game.ClientNum, seq snapshot.Seq, base *snapshot.CommonBase) {
-			h.applied[[2]uint64{uint64(c), uint64(seq)}] = base.Hash()
+			h.applied[appliedKey{c, h.srv.GameID(), seq}] = base.Hash()
 		},
 	}
 	h.srv, err = server.New(scfg, h.sg, settings, server.SendFunc(func(to netip.AddrPort, p []byte) {
@@ -166,20 +260,21 @@ func newHarness(opt Options) (*harness, error) {
 		return nil, fmt.Errorf("demo: server: %w", err)
 	}
 	for i := range opt.Clients {
-		if err := h.addBot(i); err != nil {
+		if _, err := h.addBot(i, opt.Mode); err != nil {
 			return nil, err
 		}
 	}
 	return h, nil
 }
 
-func (h *harness) addBot(i int) error {
+// addBot connects bot i, playing in mode, at h.now.
+func (h *harness) addBot(i int, mode arena.BotMode) (*bot, error) {
 	ep, err := h.net.Listen(botAddr(i))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	b := &bot{idx: i, w: arena.NewGame(), ep: ep}
-	b.ai = arena.NewBot(h.opt.Seed*1000+uint64(i), 0, arena.BotDeathmatch)
+	b.ai = arena.NewBot(h.opt.Seed*1000+uint64(i), 0, mode)
 	cfg := client.Config{
 		Name: fmt.Sprintf("bot%d", i),
 		Seed: h.opt.Seed*1000 + uint64(i),
@@ -187,7 +282,7 @@ func (h *harness) addBot(i int) error {
 			h.onSnapshot(b, s)
 		},
 		OnApply: func(seq snapshot.Seq, base *snapshot.CommonBase) {
-			k := [2]uint64{uint64(b.c.ClientNum()), uint64(seq)}
+			k := appliedKey{b.c.ClientNum(), b.c.GameID(), seq}
 			if hash, ok := h.applied[k]; ok {
 				delete(h.applied, k)
 				b.baseChecks++
@@ -208,11 +303,11 @@ func (h *harness) addBot(i int) error {
 		ep.WriteTo(p, to)
 	}))
 	if err != nil {
-		return fmt.Errorf("demo: client %d: %w", i, err)
+		return nil, fmt.Errorf("demo: client %d: %w", i, err)
 	}
 	b.c.Connect(h.now, serverAddr)
 	h.bots = append(h.bots, b)
-	return nil
+	return b, nil
 }
 
 // run steps the match to until: network deliveries, the server's frames,
@@ -280,12 +375,20 @@ func (h *harness) predError(b *bot, fr *frameRec, n game.EntityNum, f game.Frame
 	}
 	dx, dy, dz := float64(x-e.pos[0]), float64(y-e.pos[1]), float64(z-e.pos[2])
 	d := math.Sqrt(dx*dx + dy*dy + dz*dz)
+	// Frames due in the warm-up go to the per-second series only.
+	steady := time.Duration(f)*h.srv.FrameDuration() > h.opt.Warmup
 	if self {
-		b.self.add(d)
 		h.secSelf = append(h.secSelf, d)
+		if steady {
+			b.self.add(d)
+			h.allSelf = append(h.allSelf, d)
+		}
 	} else {
-		b.others.add(d)
 		h.secOthers = append(h.secOthers, d)
+		if steady {
+			b.others.add(d)
+			h.allOthers = append(h.allOthers, d)
+		}
 	}
 }
 
@@ -294,8 +397,10 @@ func (h *harness) predError(b *bot, fr *frameRec, n game.EntityNum, f game.Frame
 func (h *harness) onSnapshot(b *bot, s *snapshot.Snapshot) {
 	hd := s.Header
 	lead := ms(hd.Lead)
-	b.leadSum += lead
-	b.leadN++
+	if h.warm {
+		b.leadSum += lead
+		b.leadN++
+	}
 	h.secLead = append(h.secLead, lead)
 
 	if fr := h.rec.at(hd.Frame); fr == nil {
@@ -353,8 +458,6 @@ func (h *harness) second(t int) Second {
 		sec.LeadMeanMS = round(mean(h.secLead), 1)
 		sec.LeadMinMS = round(minOf(h.secLead), 1)
 	}
-	h.allSelf = append(h.allSelf, h.secSelf...)
-	h.allOthers = append(h.allOthers, h.secOthers...)
 	h.secSelf, h.secOthers, h.secLead = h.secSelf[:0], h.secOthers[:0], h.secLead[:0]
 	return sec
 }

@@ -2,6 +2,7 @@ package demo
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -121,6 +122,9 @@ func TestOptionsValidate(t *testing.T) {
 		func(o *Options) { o.Loss = math.NaN() },
 		func(o *Options) { o.Latency = -time.Millisecond },
 		func(o *Options) { o.Duration = 0 },
+		func(o *Options) { o.Warmup = -time.Second },
+		func(o *Options) { o.Warmup = o.Duration },
+		func(o *Options) { o.Mode = arena.BotNeverTouch + 1 },
 	} {
 		o := DefaultOptions()
 		mod(&o)
@@ -197,5 +201,88 @@ func TestNiceStepAndPercentile(t *testing.T) {
 	}
 	if percentile(nil, 0.5) != 0 {
 		t.Error("empty")
+	}
+}
+
+func TestParseMode(t *testing.T) {
+	for _, m := range []arena.BotMode{arena.BotDeathmatch, arena.BotNeverTouch} {
+		got, err := ParseMode(ModeName(m))
+		if err != nil || got != m {
+			t.Errorf("ParseMode(%q) = %v, %v", ModeName(m), got, err)
+		}
+	}
+	if _, err := ParseMode("camper"); !errors.Is(err, ErrOptions) {
+		t.Errorf("unknown mode: err %v", err)
+	}
+}
+
+// The warm-up leaves the match as it is and only narrows the steady-state
+// figures: frames, commands, lead and prediction samples of its first
+// seconds are not counted; the invariant checks still are.
+func TestWarmup(t *testing.T) {
+	opt := shortOptions()
+	all, err := Run(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Warmup = 2 * time.Second
+	warm, err := Run(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.WarmupS != 0 || warm.WarmupS != 2 || warm.Mode != "deathmatch" {
+		t.Errorf("warmup_s %v, %v; mode %q", all.WarmupS, warm.WarmupS, warm.Mode)
+	}
+	// The same match: the series and the checks are equal.
+	if all.Bits != warm.Bits || all.BaseChecks != warm.BaseChecks || all.StateChecks != warm.StateChecks ||
+		len(all.Seconds) != len(warm.Seconds) || all.Seconds[3].PredSelfMean != warm.Seconds[3].PredSelfMean {
+		t.Fatal("the warm-up changed the match")
+	}
+	// 4 clients, 2 s at 60 Hz after the warm-up: exactly 480 frames and
+	// self samples; without it the frames since each client's first command.
+	if warm.FramesRun != 4*2*60 || warm.PredSamplesSelf != 4*2*60 || all.FramesRun <= warm.FramesRun ||
+		all.PredSamplesSelf <= warm.PredSamplesSelf {
+		t.Errorf("frames run %d (all %d), self samples %d (all %d)", warm.FramesRun, all.FramesRun,
+			warm.PredSamplesSelf, all.PredSamplesSelf)
+	}
+	if warm.CmdsEarly > warm.FramesRun || all.CmdsEarly > all.FramesRun || warm.EarlyCmdShare <= 0 {
+		t.Errorf("early %d/%d (all %d/%d)", warm.CmdsEarly, warm.FramesRun, all.CmdsEarly, all.FramesRun)
+	}
+	var sum uint64
+	for _, c := range warm.PerClient {
+		sum += c.FramesRun
+	}
+	if sum != warm.FramesRun {
+		t.Errorf("per-client frames %d, total %d", sum, warm.FramesRun)
+	}
+}
+
+// The JSON keys README.md documents are all there, with the new ones.
+func TestJSONKeys(t *testing.T) {
+	b, err := json.Marshal(&Result{PerClient: []ClientResult{{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"clients", "duration_s", "frames", "latency_rtt_ms", "jitter_ms", "loss", "seed", "settings",
+		"kbps_per_client_mean", "kbps_per_client_max", "kbps_up_per_client_mean", "snapshot_bytes_raw_mean",
+		"snapshot_bytes_mean", "packet_bytes_down_mean", "snapshots_sent", "snapshots_received", "snapshots_lost",
+		"snapshots_measured", "snapshots_skipped", "saved_by_bitpacking", "saved_by_delta", "saved_by_zrle", "bits",
+		"pred_error_self_mean", "pred_error_self_p99", "pred_error_self_max", "pred_error_others_mean",
+		"pred_error_others_p99", "pred_error_others_max", "pred_samples_self", "pred_samples_others",
+		"pred_exact_share_self", "pred_exact_share_others", "cmd_lead_ms_mean", "late_cmd_share", "duplicated_cmds",
+		"late_cmds", "frames_run", "reliable_resends", "packets_sent", "packets_lost", "base_checks", "base_mismatches",
+		"state_checks", "state_mismatches", "decode_errors", "measure_errors", "disconnected", "wall_ms", "seconds",
+		"per_client", "mode", "warmup_s", "early_cmd_share", "cmds_early"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("no key %q", k)
+		}
+	}
+	pc := m["per_client"].([]any)[0].(map[string]any)
+	if _, ok := pc["cmds_early"]; !ok {
+		t.Error("per_client has no cmds_early")
 	}
 }

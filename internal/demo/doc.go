@@ -26,6 +26,12 @@
 //     entity's state in the client's world, written with WriteSnapshot,
 //     against the server's state of the same entity at the same frame.
 //
+// Options.Mode picks the bots' behaviour (deathmatch, or NeverTouch for
+// exact-prediction runs); Options.Warmup leaves the first seconds, while
+// the clients' clocks settle, out of the command shares, the lead and the
+// prediction figures (never out of the invariant checks). arena_test.go
+// shows issue 3's acceptance lines with the arena through this harness.
+//
 // Run returns a Result (the JSON of "snapshot demo --json", documented in
 // README.md) with a per-second series; WriteHTML renders it as a
 // self-contained page of inline SVG plots.

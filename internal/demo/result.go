@@ -18,6 +18,8 @@ type Result struct {
 	Loss      float64 `json:"loss"`
 	Seed      uint64  `json:"seed"`
 	Settings  string  `json:"settings"`
+	Mode      string  `json:"mode"`     // the bots' behaviour: deathmatch or nevertouch
+	WarmupS   float64 `json:"warmup_s"` // left out of the command shares, lead and prediction figures
 	DurationS float64 `json:"duration_s"`
 	Frames    uint64  `json:"frames"`
 
@@ -51,10 +53,13 @@ type Result struct {
 	PredExactShareSelf   float64 `json:"pred_exact_share_self"`
 	PredExactShareOthers float64 `json:"pred_exact_share_others"`
 
+	// The command figures count the frames due after the warm-up.
 	CmdLeadMSMean  float64 `json:"cmd_lead_ms_mean"`
-	LateCmdShare   float64 `json:"late_cmd_share"`
+	LateCmdShare   float64 `json:"late_cmd_share"`  // duplicated / frames run
+	EarlyCmdShare  float64 `json:"early_cmd_share"` // frames whose command arrived before it was needed / frames run
 	DuplicatedCmds uint64  `json:"duplicated_cmds"`
 	LateCmds       uint64  `json:"late_cmds"`
+	CmdsEarly      uint64  `json:"cmds_early"`
 	FramesRun      uint64  `json:"frames_run"`
 
 	ReliableResends uint64 `json:"reliable_resends"`
@@ -129,7 +134,8 @@ type ClientResult struct {
 	PredSelfMean      float64        `json:"pred_self_mean"`
 	PredOthersMean    float64        `json:"pred_others_mean"`
 	LeadMeanMS        float64        `json:"lead_mean_ms"`
-	Duplicated        uint64         `json:"duplicated"`
+	Duplicated        uint64         `json:"duplicated"` // after the warm-up, as FramesRun and CmdsEarly
+	CmdsEarly         uint64         `json:"cmds_early"`
 	FramesRun         uint64         `json:"frames_run"`
 	BaseChecks        uint64         `json:"base_checks"`
 	BaseMismatches    uint64         `json:"base_mismatches"`
@@ -221,15 +227,16 @@ func (h *harness) finish(res *Result) {
 			KbpsDown: round(float64(cur.down)*8/1000/dur, 2), KbpsUp: round(float64(cur.up)*8/1000/dur, 2),
 			SnapshotsReceived: st.SnapshotsReceived, SnapshotsLost: st.SnapshotsLost,
 			PredSelfMean: round(b.self.mean(), 3), PredOthersMean: round(b.others.mean(), 3),
-			Duplicated: cur.dup, BaseChecks: st.BaseChecks + b.baseChecks,
+			Duplicated: since(cur.dup, b.mark.dup), BaseChecks: st.BaseChecks + b.baseChecks,
 			BaseMismatches: st.BaseMismatches + b.baseMismatches,
 			StateChecks:    b.stateChecks, StateMismatches: b.stateMismatches}
 		if b.leadN > 0 {
 			cr.LeadMeanMS = round(b.leadSum/float64(b.leadN), 2)
 		}
 		if cs, ok := byNum[b.c.ClientNum()]; ok && b.c.State() == client.Connected {
-			cr.FramesRun = cs.FramesRun
-			res.LateCmds += cs.LateCmds
+			cr.FramesRun = since(cs.FramesRun, b.mark.run)
+			cr.CmdsEarly = since(cs.CmdsEarly, b.mark.early)
+			res.LateCmds += since(cs.LateCmds, b.mark.late)
 			res.SnapshotsSkipped += cs.SnapshotsSkipped
 		}
 		if b.c.State() != client.Connected {
@@ -244,8 +251,9 @@ func (h *harness) finish(res *Result) {
 		res.SnapshotsSent += cur.snaps
 		res.SnapshotsReceived += st.SnapshotsReceived
 		res.SnapshotsLost += st.SnapshotsLost
-		res.DuplicatedCmds += cur.dup
+		res.DuplicatedCmds += cr.Duplicated
 		res.FramesRun += cr.FramesRun
+		res.CmdsEarly += cr.CmdsEarly
 		res.ReliableResends += cur.resends
 		res.BaseChecks += cr.BaseChecks
 		res.BaseMismatches += cr.BaseMismatches
@@ -279,9 +287,8 @@ func (h *harness) finish(res *Result) {
 		res.CmdLeadMSMean = round(leadSum/float64(leadN), 2)
 	}
 	res.LateCmdShare = round(share(res.DuplicatedCmds, res.FramesRun), 5)
+	res.EarlyCmdShare = round(share(res.CmdsEarly, res.FramesRun), 5)
 
-	h.allSelf = append(h.allSelf, h.secSelf...)
-	h.allOthers = append(h.allOthers, h.secOthers...)
 	res.PredSamplesSelf, res.PredSamplesOthers = len(h.allSelf), len(h.allOthers)
 	res.PredErrorSelfMean, res.PredErrorOthersMean = round(mean(h.allSelf), 3), round(mean(h.allOthers), 3)
 	res.PredErrorSelfP99 = round(percentile(h.allSelf, 0.99), 3)
@@ -303,6 +310,15 @@ func (h *harness) finish(res *Result) {
 
 	ns := h.net.Stats()
 	res.PacketsSent, res.PacketsLost = ns.Sent, ns.Lost
+}
+
+// since is a counter's growth since mark (0 if it started again: a new
+// connection in the slot).
+func since(cur, mark uint64) uint64 {
+	if cur < mark {
+		return cur
+	}
+	return cur - mark
 }
 
 func exactShare(v []float64) float64 {
