@@ -8,10 +8,12 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"text/tabwriter"
+	"time"
 
 	"github.com/snapwire/snapwire/internal/demo"
 )
@@ -35,6 +37,8 @@ func parseDemoFlags(args []string) (demo.Options, bool, string, error) {
 	fs.DurationVar(&opt.Duration, "duration", opt.Duration, "virtual time to play")
 	fs.Uint64Var(&opt.Seed, "seed", opt.Seed, "seed of the network, map and bots")
 	fs.StringVar(&opt.Settings, "map", "", "arena settings (default: the 3x3 arena seeded with --seed)")
+	fs.DurationVar(&opt.Warmup, "warmup", 2*time.Second, "left out of the command, lead and prediction figures (the invariant checks cover the whole run); unset, at most a quarter of --duration")
+	mode := fs.String("mode", "deathmatch", "bot behaviour: deathmatch, or nevertouch (bots that never meet: exact prediction)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the text output")
 	report := fs.String("report", "", "write an HTML report with plots to this file")
 	if err := fs.Parse(args); err != nil {
@@ -46,6 +50,16 @@ func parseDemoFlags(args []string) (demo.Options, bool, string, error) {
 		return opt, false, "", errUsage
 	}
 	opt.Loss = float64(loss)
+	warmupSet := false
+	fs.Visit(func(f *flag.Flag) { warmupSet = warmupSet || f.Name == "warmup" })
+	if !warmupSet {
+		opt.Warmup = min(opt.Warmup, opt.Duration/4)
+	}
+	m, err := demo.ParseMode(*mode)
+	if err != nil {
+		return opt, false, "", err
+	}
+	opt.Mode = m
 	return opt, *asJSON, *report, nil
 }
 
@@ -124,8 +138,8 @@ func printDemoSummary(w io.Writer, r *demo.Result) {
 	line("saved by bit packing", fmt.Sprintf("%.1f%% (vs 32 bits per variable)", 100*r.SavedByBitpacking))
 	line("saved by delta", fmt.Sprintf("%.1f%% (vs full bit-packed states)", 100*r.SavedByDelta))
 	line("saved by zrle", fmt.Sprintf("%.1f%%", 100*r.SavedByZRLE))
-	line("prediction error self", fmt.Sprintf("mean %.3f  p99 %.3f  exact %.1f%%", r.PredErrorSelfMean, r.PredErrorSelfP99, 100*r.PredExactShareSelf))
-	line("prediction error others", fmt.Sprintf("mean %.3f  p99 %.3f  exact %.1f%%", r.PredErrorOthersMean, r.PredErrorOthersP99, 100*r.PredExactShareOthers))
+	line("prediction error self", predLine(r.PredSamplesSelf, r.PredErrorSelfMean, r.PredErrorSelfP99, r.PredExactShareSelf))
+	line("prediction error others", predLine(r.PredSamplesOthers, r.PredErrorOthersMean, r.PredErrorOthersP99, r.PredExactShareOthers))
 	line("command lead", fmt.Sprintf("%.1f ms mean", r.CmdLeadMSMean))
 	line("late commands", fmt.Sprintf("%.3f%% (%d duplicated of %d frames)", 100*r.LateCmdShare, r.DuplicatedCmds, r.FramesRun))
 	line("snapshots", fmt.Sprintf("%d sent, %d received, %d lost, %d skipped", r.SnapshotsSent, r.SnapshotsReceived, r.SnapshotsLost, r.SnapshotsSkipped))
@@ -133,4 +147,13 @@ func printDemoSummary(w io.Writer, r *demo.Result) {
 	line("base mismatches", fmt.Sprintf("%d of %d checks", r.BaseMismatches, r.BaseChecks))
 	line("state mismatches", fmt.Sprintf("%d of %d checks", r.StateMismatches, r.StateChecks))
 	kv.Flush()
+}
+
+// predLine formats a prediction error summary, saying so when there was
+// nothing to measure (no other player was ever in view, for example).
+func predLine(samples int, mean, p99, exact float64) string {
+	if samples == 0 {
+		return "no samples"
+	}
+	return fmt.Sprintf("mean %.3f  p99 %.3f  exact %.1f%%  (%d samples)", mean, p99, 100*exact, samples)
 }
