@@ -43,49 +43,72 @@ type Target struct {
 	Met    bool
 }
 
-// Targets evaluates issue 4's targets on the run.
+// Targets evaluates issue 4's targets on the run, on snapwire's pipeline (EncDoom3Huff: the
+// DOOM III scheme with our static Huffman stage next to zrle); each figure also gives the
+// paper's pipeline (EncDoom3: zrle only) for comparison.
 func (r *Result) Targets() []Target {
 	var ts []Target
-	maxRatio, worst := 0.0, ""
-	for _, x := range r.Rows {
-		if x.Encoder == EncDoom3 && x.Ratio > maxRatio {
-			maxRatio, worst = x.Ratio, fmt.Sprintf("%s at %.0f%% loss", x.Scenario, x.Loss*100)
-		}
-	}
-	if x := r.Find("churn", 0, EncDoom3); x != nil {
-		worstChurn := 0.0
-		for _, l := range r.Options.Losses {
-			if y := r.Find("churn", l, EncDoom3); y != nil {
-				worstChurn = max(worstChurn, y.Ratio)
+	worstRatio := func(enc string) (float64, string) {
+		m, w := 0.0, ""
+		for _, x := range r.Rows {
+			if x.Encoder == enc && x.Ratio > m {
+				m, w = x.Ratio, fmt.Sprintf("%s at %.0f%% loss", x.Scenario, x.Loss*100)
 			}
 		}
-		ts = append(ts, Target{"(d) PVS churn: DOOM III bytes <= 60% of Quake 3's",
-			fmt.Sprintf("%.0f%% (worst loss rate)", worstChurn*100), worstChurn <= TargetChurnRatio})
+		return m, w
 	}
+	worstChurn := func(enc string) float64 {
+		m := 0.0
+		for _, l := range r.Options.Losses {
+			if y := r.Find("churn", l, enc); y != nil {
+				m = max(m, y.Ratio)
+			}
+		}
+		return m
+	}
+	if r.Find("churn", 0, EncDoom3Huff) != nil {
+		c, cp := worstChurn(EncDoom3Huff), worstChurn(EncDoom3)
+		ts = append(ts, Target{"(d) PVS churn: DOOM III bytes <= 60% of Quake 3's",
+			fmt.Sprintf("%.1f%% (worst loss rate; paper's pipeline %.1f%%)", c*100, cp*100), c <= TargetChurnRatio})
+	}
+	maxRatio, worst := worstRatio(EncDoom3Huff)
+	maxPaper, worstPaper := worstRatio(EncDoom3)
 	ts = append(ts, Target{"every scenario: DOOM III bytes <= 100% of Quake 3's",
-		fmt.Sprintf("worst %.0f%% (%s)", maxRatio*100, worst), maxRatio <= TargetRatio})
-	growth, gw := 0.0, ""
+		fmt.Sprintf("worst %.1f%% (%s; paper's pipeline %.1f%%, %s)", maxRatio*100, worst, maxPaper*100, worstPaper), maxRatio <= TargetRatio})
+	growth, gw, growthPaper := 0.0, "", 0.0
 	for _, x := range r.Rows {
-		if x.Encoder == EncDoom3 && x.Loss >= 0.199 && x.LossGrowth > growth {
+		if x.Loss < 0.199 {
+			continue
+		}
+		if x.Encoder == EncDoom3Huff && x.LossGrowth > growth {
 			growth, gw = x.LossGrowth, x.Scenario
+		}
+		if x.Encoder == EncDoom3 {
+			growthPaper = max(growthPaper, x.LossGrowth)
 		}
 	}
 	ts = append(ts, Target{"20% loss: DOOM III bytes <= 1.3x its lossless bytes",
-		fmt.Sprintf("worst %.2fx (%s)", growth, gw), growth <= TargetLossGrowth})
-	ns, allocs, nsw := 0.0, 0.0, ""
+		fmt.Sprintf("worst %.2fx (%s; paper's pipeline %.2fx)", growth, gw, growthPaper), growth <= TargetLossGrowth})
+	ns, allocs, nsw, nsPaper := 0.0, 0.0, "", 0.0
 	for _, x := range r.Rows {
-		if x.Encoder == EncDoom3 && x.Loss == 0 {
-			if x.ServerNS256 > ns {
-				ns, nsw = x.ServerNS256, x.Scenario
-			}
+		if x.Loss != 0 {
+			continue
+		}
+		if x.Encoder == EncDoom3Huff && x.ServerNS256 > ns {
+			ns, nsw = x.ServerNS256, x.Scenario
+		}
+		if x.Encoder == EncDoom3 {
+			nsPaper = max(nsPaper, x.ServerNS256)
+		}
+		if x.Encoder == EncDoom3 || x.Encoder == EncDoom3Huff {
 			allocs = max(allocs, x.AllocsPerSnapshot)
 		}
 	}
 	ts = append(ts, Target{"server <= 10 µs per client-snapshot with 256 visible entities",
-		fmt.Sprintf("worst %.1f µs (%s)", ns/1000, nsw), ns <= TargetServerNS})
+		fmt.Sprintf("worst %.1f µs (%s; paper's pipeline %.1f µs)", ns/1000, nsw, nsPaper/1000), ns <= TargetServerNS})
 	ts = append(ts, Target{"0 allocations per snapshot in steady state",
-		fmt.Sprintf("worst %.2f", allocs), allocs == 0})
-	if x := r.Find("64p", 0, EncDoom3); x != nil {
+		fmt.Sprintf("worst %.2f (both pipelines)", allocs), allocs == 0})
+	if x := r.Find("64p", 0, EncDoom3Huff); x != nil {
 		ts = append(ts, Target{"64 clients x 4096 entities, 60 Hz frames + 20 Hz snapshots < half a core",
 			fmt.Sprintf("%.0f%% of a core", x.ServerCoreShare*100), x.ServerCoreShare < TargetCoreShare})
 	}
@@ -133,24 +156,24 @@ func (r *Result) WriteMarkdown(w io.Writer, notes string) error {
 		p("| %s | %d | %d | %.0f | %.1f µs | %.1f µs |\n", s.Title, s.Clients, s.Entities, s.Visible, s.FrameNS/1000, s.VisibleNS/1000)
 	}
 
-	p("\n## Targets\n\n| target | this run | met |\n|---|---|---|\n")
+	p("\n## Targets\n\nMeasured on snapwire's pipeline (`doom3+huff`: the DOOM III scheme with our static Huffman stage next to zrle, below); each figure gives the paper's pipeline (`doom3`: zrle only) too.\n\n| target | this run | met |\n|---|---|---|\n")
 	for _, t := range r.Targets() {
 		p("| %s | %s | %s |\n", t.Name, t.Figure, map[bool]string{true: "yes", false: "**no**"}[t.Met])
 	}
 
 	p("\n## Bytes per snapshot and DOOM III / Quake 3 ratio\n\n")
-	p("`doom3`: snapshot.Encoder output, zero-run-length compressed (3-bit words) when smaller, plus the reliable \"apply\" messages it needs (netchan reliable section). `quake3`: the Quake 3 scheme with its fixed Huffman stage. Bytes are snapshot payloads; kbit/s is per client at %d Hz, with %d bytes of UDP/IP per packet in the last column. Channel headers (8 bytes ours, 4+ Quake 3's) are left out of both.\n\n", SnapshotRate, UDPIPBytes)
+	p("`doom3` (the paper's pipeline): every byte a netchan.Channel sends after its 8-byte header for the snapshot and the reliable \"apply S\" messages outstanding (proto.Apply, usually 2 bytes each, in the channel's reliable section, 1 byte plus a length byte per message), the body zero-run-length compressed (3-bit words, DOOM III §4.3) when that is smaller. `doom3+huff` (snapwire's pipeline): the same messages through a channel with Config.Huffman, which sends the body coded with our static Huffman table instead when that is smaller than zrle (our addition, not the paper's; the table is built from our own channel bodies recorded on other map seeds). `quake3`: the Quake 3 scheme with its fixed Huffman stage. Both DOOM III pipelines carry the same messages and are decoded and compared. kbit/s is per client at %d Hz, with %d bytes of UDP/IP per packet in the last column. Channel headers (8 bytes ours, 4+ Quake 3's) are left out of both schemes.\n\n", SnapshotRate, UDPIPBytes)
 	p("![bytes per snapshot](%s/bytes.svg)\n\n", PlotDir)
-	p("| scenario | loss | doom3 mean | doom3 p99 | of which apply | quake3 mean | quake3 p99 | **ratio** | doom3 kbit/s | +UDP/IP | quake3 kbit/s | +UDP/IP | doom3 / its 0%% | quake3 / its 0%% | Q3 full snapshots |\n")
-	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	p("| scenario | loss | doom3 mean | doom3 p99 | of which apply | doom3+huff mean | doom3+huff p99 | quake3 mean | quake3 p99 | ratio doom3 | **ratio doom3+huff** | doom3+huff kbit/s | +UDP/IP | quake3 kbit/s | +UDP/IP | doom3+huff / its 0%% | quake3 / its 0%% | Q3 full snapshots |\n")
+	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, s := range r.Scenarios {
 		for _, l := range r.Options.Losses {
-			d, q := r.Find(s.Name, l, EncDoom3), r.Find(s.Name, l, EncQuake3)
-			if d == nil || q == nil {
+			d, h, q := r.Find(s.Name, l, EncDoom3), r.Find(s.Name, l, EncDoom3Huff), r.Find(s.Name, l, EncQuake3)
+			if d == nil || h == nil || q == nil {
 				continue
 			}
-			p("| %s | %.0f%% | %.1f | %.0f | %.1f | %.1f | %.0f | **%.2f** | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %s |\n",
-				s.Name, l*100, d.BytesMean, d.BytesP99, d.ReliableBytes, q.BytesMean, q.BytesP99, d.Ratio, d.Kbps, d.KbpsUDP, q.Kbps, q.KbpsUDP, d.LossGrowth, q.LossGrowth, pct(q.DeltaFromDummy))
+			p("| %s | %.0f%% | %.1f | %.0f | %.1f | %.1f | %.0f | %.1f | %.0f | %.3f | **%.3f** | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %s |\n",
+				s.Name, l*100, d.BytesMean, d.BytesP99, d.ReliableBytes, h.BytesMean, h.BytesP99, q.BytesMean, q.BytesP99, d.Ratio, h.Ratio, h.Kbps, h.KbpsUDP, q.Kbps, q.KbpsUDP, h.LossGrowth, q.LossGrowth, pct(q.DeltaFromDummy))
 		}
 	}
 	p("\nBefore the entropy stages (doom3 without zrle, quake3 without Huffman):\n\n| scenario | loss | doom3-nozrle | quake3-nohuff | ratio |\n|---|---:|---:|---:|---:|\n")
@@ -194,19 +217,19 @@ func (r *Result) WriteMarkdown(w io.Writer, notes string) error {
 		}
 	}
 
-	p("\n## Server cost, allocations, memory (0%% loss)\n\nCPU per client per snapshot: DOOM III = Build + Ack + zrle; Quake 3 = taking the snapshot + writing it with Huffman, plus a per-client share of filling every entity's fixed state once per frame. \"256 visible\": the same recording with each client's PVS cut or padded to exactly 256 live entities (client 0, steady state). Allocations are counted over a third pass through the recording, after every buffer has grown in the first two. Memory per client is the live heap one client's encoder holds (DOOM III: common base and pending snapshots; Quake 3: the ring of %d snapshots).\n\n", PacketBackup)
-	p("| scenario | doom3 µs | quake3 µs | doom3 µs, 256 visible | quake3 µs, 256 visible | doom3 allocs | quake3 allocs | doom3 memory | quake3 memory | doom3 core share | quake3 core share |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	p("\n## Server cost, allocations, memory (0%% loss)\n\nCPU per client per snapshot: DOOM III = Build + taking the ack (channel and snapshot) + queueing \"apply S\" + the channel's Send (reliable section, compression: zrle for `doom3`, zrle or Huffman for `doom3+huff`); Quake 3 = taking the snapshot + writing it with Huffman, plus a per-client share of filling every entity's fixed state once per frame. \"256 visible\": the same recording with each client's PVS cut or padded to exactly 256 live entities (client 0, steady state). Allocations are counted over a third pass through the recording, after every buffer has grown in the first two. Memory per client is the live heap one client's encoder holds (DOOM III: common base and pending snapshots; Quake 3: the ring of %d snapshots).\n\n", PacketBackup)
+	p("| scenario | doom3 µs | doom3+huff µs | quake3 µs | doom3 µs, 256 visible | doom3+huff µs, 256 visible | quake3 µs, 256 visible | doom3 allocs | doom3+huff allocs | quake3 allocs | doom3 memory | quake3 memory | doom3+huff core share | quake3 core share |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, s := range r.Scenarios {
-		d, q := r.Find(s.Name, 0, EncDoom3), r.Find(s.Name, 0, EncQuake3)
-		if d == nil || q == nil {
+		d, h, q := r.Find(s.Name, 0, EncDoom3), r.Find(s.Name, 0, EncDoom3Huff), r.Find(s.Name, 0, EncQuake3)
+		if d == nil || h == nil || q == nil {
 			continue
 		}
-		p("| %s | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.0f KiB | %.0f KiB | %s | %s |\n", s.Name, d.NsPerClientSnapshot/1000, q.NsPerClientSnapshot/1000,
-			d.ServerNS256/1000, q.ServerNS256/1000, d.AllocsPerSnapshot, q.AllocsPerSnapshot, float64(d.MemPerClient)/1024, float64(q.MemPerClient)/1024, pct(d.ServerCoreShare), pct(q.ServerCoreShare))
+		p("| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f | %.0f KiB | %.0f KiB | %s | %s |\n", s.Name, d.NsPerClientSnapshot/1000, h.NsPerClientSnapshot/1000, q.NsPerClientSnapshot/1000,
+			d.ServerNS256/1000, h.ServerNS256/1000, q.ServerNS256/1000, d.AllocsPerSnapshot, h.AllocsPerSnapshot, q.AllocsPerSnapshot, float64(d.MemPerClient)/1024, float64(q.MemPerClient)/1024, pct(h.ServerCoreShare), pct(q.ServerCoreShare))
 	}
 	p("\nCore share = (%d server frames + %d snapshots x clients x (PVS + build)) per second, on one core.\n", FrameRate, SnapshotRate)
 
-	p("\n## Client cost (DOOM III: decode + re-prediction)\n\nDecode = applying the reliable \"apply\" messages and decoding the snapshot. Re-prediction = overwriting the PVS entities' states from the snapshot and running the game's prediction from the snapshot's frame a full round trip ahead (§2, §6), on a client world holding only the PVS's entities (client 0). Quake 3 clients interpolate and do not re-predict other entities.\n\n")
+	p("\n## Client cost (DOOM III: decode + re-prediction)\n\nDecode = the client channel receiving the `doom3+huff` packet (decompression, the reliable \"apply\" messages applied to the base) and decoding the snapshot. Re-prediction = overwriting the PVS entities' states from the snapshot and running the game's prediction from the snapshot's frame a full round trip ahead (§2, §6), on a client world holding only the PVS's entities (client 0). Quake 3 clients interpolate and do not re-predict other entities.\n\n")
 	p("| scenario | loss | doom3 decode µs | + re-predict 100 ms RTT µs | + re-predict 200 ms RTT µs | quake3 decode µs |\n|---|---:|---:|---:|---:|---:|\n")
 	for _, s := range r.Scenarios {
 		for _, l := range r.Options.Losses {

@@ -12,6 +12,8 @@ import (
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/examples/arena"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/netchan"
+	"github.com/snapwire/snapwire/proto"
 	"github.com/snapwire/snapwire/q3/huffman"
 	"github.com/snapwire/snapwire/snapshot"
 	"github.com/snapwire/snapwire/zrle"
@@ -19,8 +21,9 @@ import (
 
 // Encoder names, as they appear in rows.
 const (
-	EncDoom3       = "doom3"         // snapshot.Encoder, zero-run-length compressed (3-bit words) as netchan sends it
-	EncDoom3Raw    = "doom3-nozrle"  // the same snapshots before zrle
+	EncDoom3       = "doom3"         // snapshot.Encoder and its "apply" messages as a netchan.Channel sends them: zrle (3-bit words), the paper's pipeline
+	EncDoom3Huff   = "doom3+huff"    // the same through snapwire's pipeline: zrle or the static Huffman stage, whichever is smaller (netchan.Config.Huffman)
+	EncDoom3Raw    = "doom3-nozrle"  // the same channel bodies before compression
 	EncQuake3      = "quake3"        // the Quake 3 scheme with the fixed Huffman stage
 	EncQuake3NoHuf = "quake3-nohuff" // the same snapshots before Huffman
 )
@@ -39,6 +42,9 @@ type Options struct {
 	Progress  io.Writer       // progress lines; nil: none
 	Validate  int             // clients whose every decoded state is checked against the server's (all clients' Quake 3 snapshots are always checked)
 	Predict   []time.Duration // RTTs for the client re-prediction cost
+
+	rawOurs    bool         // pipeOurs uncompressed (TestHuffmanTable counts the bodies' bytes)
+	countBytes *[256]uint64 // when set: byte counts of pipeOurs' channel streams
 }
 
 // QuickOptions is `snapwire bench --quick`: short recordings, all scenarios and loss rates.
@@ -239,6 +245,9 @@ func psFields(t *Q3Tables, w *arena.World, c int, codec *snapshot.StateCodec, ds
 // stageAcc accumulates one encoder family's figures over one pass.
 type stageAcc struct {
 	wire             []float64
+	wireOurs         []float64 // DOOM III: pipeOurs
+	oursNS           float64
+	freq             *[256]uint64 // when set: byte counts of pipeOurs' streams
 	raw              []float64
 	naive, packed    float64
 	delta            float64
@@ -257,19 +266,136 @@ type stageAcc struct {
 
 // packet is a snapshot in flight to a client.
 type packet struct {
-	arrive  game.Frame
-	seq     uint32
-	tick    int
-	d3      []byte
-	d3bits  int
-	applies []snapshot.Seq
-	q3      []byte
-	q3bits  int
+	arrive game.Frame
+	seq    uint32
+	tick   int
+	d3     [numPipes][]byte // each pipeline's netchan packet: header, reliable "apply" messages, snapshot
+	q3     []byte
+	q3bits int
 }
 
+// ackPkt is a client's packet to the server: its netchan packet (which acknowledges the
+// last packet the client's channel delivered and so releases the reliables it carried) and
+// the snapshot sequence the client acknowledges in its command header.
 type ackPkt struct {
 	arrive game.Frame
 	seq    uint32
+	pkt    [numPipes][]byte
+}
+
+// Pipelines: the channel configurations measured, the largest MTU so that a snapshot is one
+// packet and only the 8-byte header (left out of both schemes) is added. pipePaper is DOOM
+// III's (zrle); pipeOurs adds snapwire's static Huffman stage.
+const (
+	pipePaper = iota
+	pipeOurs
+	numPipes
+)
+
+var pipeConfigs = [numPipes]netchan.Config{{MTU: 65507}, {MTU: 65507, Huffman: true}}
+
+// link is one pipeline's channel pair: the server's end, the client's end, and their
+// capture buffers.
+type link struct {
+	sch, cch *netchan.Channel
+	out, in  capture
+}
+
+func newLink(cfg netchan.Config, id netchan.ConnID) *link {
+	return &link{sch: netchan.New(cfg, id), cch: netchan.New(cfg, id)}
+}
+
+// frameTime is frame f's virtual time, the channel's clock.
+func frameTime(f game.Frame) time.Duration { return time.Duration(f) * time.Second / FrameRate }
+
+// capture is a netchan emit callback that keeps a copy of the one packet of a Send.
+type capture struct {
+	pkt []byte
+	n   int
+}
+
+func (c *capture) emit(p []byte) {
+	c.pkt = append(c.pkt[:0], p...)
+	c.n++
+}
+
+// send sends payload on ch and returns the packet (valid until the next send).
+func (c *capture) send(ch *netchan.Channel, now time.Duration, typ netchan.MessageType, payload []byte) ([]byte, error) {
+	c.n = 0
+	if err := ch.Send(now, typ, payload, c.emit); err != nil {
+		return nil, err
+	}
+	if c.n != 1 {
+		return nil, fmt.Errorf("channel sent %d packets for one message", c.n)
+	}
+	return c.pkt, nil
+}
+
+// nopHandler takes the client's packets at the server: only their acks matter here.
+type nopHandler struct{}
+
+func (nopHandler) Reliable([]byte)                        {}
+func (nopHandler) Unreliable(netchan.MessageType, []byte) {}
+
+// payloadCopy keeps what the paper pipeline's client channel delivers, to check that it
+// delivers exactly what the other pipeline does.
+type payloadCopy struct {
+	rel     int
+	payload []byte
+}
+
+func (c *payloadCopy) Reliable([]byte) { c.rel++ }
+func (c *payloadCopy) Unreliable(_ netchan.MessageType, msg []byte) {
+	c.payload = append(c.payload[:0], msg...)
+}
+
+// clientHandler is the DOOM III client's side of its channel: the reliable "apply" messages
+// go to the decoder's common base, the snapshot is decoded into b.snap.
+type clientHandler struct {
+	cl      *client
+	b       *passBufs
+	err     error
+	snap    bool   // a snapshot was decoded
+	rel     int    // reliable messages delivered
+	payload []byte // the last snapshot's bytes
+}
+
+func (h *clientHandler) Reliable(msg []byte) {
+	cl := h.cl
+	if h.err != nil {
+		return
+	}
+	h.rel++
+	m, err := proto.ParseApply(msg, cl.clientApply)
+	if err != nil {
+		h.err = err
+		return
+	}
+	cl.clientApply = m.Seq
+	if err := cl.dec.Apply(snapshot.ApplyMessage{Seq: m.Seq}); err != nil {
+		h.err = err
+		return
+	}
+	if want, ok := cl.hashes[m.Seq]; ok {
+		if cl.dec.Base().Hash() != want {
+			h.err = fmt.Errorf("common base differs from the server's after applying %d", m.Seq)
+		}
+		delete(cl.hashes, m.Seq)
+	}
+}
+
+func (h *clientHandler) Unreliable(typ netchan.MessageType, msg []byte) {
+	if h.err != nil {
+		return
+	}
+	if typ != proto.TypeSnapshot {
+		h.err = fmt.Errorf("unexpected message type %d", typ)
+		return
+	}
+	h.payload = append(h.payload[:0], msg...)
+	h.b.r.Reset(msg, len(msg)*8)
+	h.err = h.cl.dec.Decode(h.b.r, &h.b.snap)
+	h.snap = true
 }
 
 // client is one client's two encoders, two decoders and its link.
@@ -284,14 +410,17 @@ type client struct {
 	free     []*packet
 	acks     []ackPkt
 	lastRecv uint32
-	applies  []pendingApply
 	hashes   map[snapshot.Seq]uint64
 	ps       [][]uint32
-}
 
-type pendingApply struct {
-	seq   snapshot.Seq
-	first uint32 // first packet that carried it, 0 = not yet sent
+	// The DOOM III links, one per pipeline, carrying the same messages, and each end's
+	// previous "apply" sequence (proto.Apply is sent as the distance from it). The
+	// decoder reads pipeOurs' deliveries; pipePaper's are checked to be the same bytes.
+	links       [numPipes]*link
+	serverApply snapshot.Seq
+	clientApply snapshot.Seq
+	h           clientHandler
+	paperGot    payloadCopy
 }
 
 // measureScenario runs every loss rate over rec.
@@ -345,6 +474,8 @@ func measureScenario(rec *Recording, o Options) ([]Row, ScenarioInfo, error) {
 		}
 		rd := mk(EncDoom3, d3, d3.wire, d3.buildNS/float64(max(d3.builds, 1)))
 		rd.ReliableBytes = d3.rel / float64(max(d3.n, 1))
+		rdh := mk(EncDoom3Huff, d3, d3.wireOurs, d3.oursNS/float64(max(d3.builds, 1)))
+		rdh.ReliableBytes = rd.ReliableBytes
 		rdr := mk(EncDoom3Raw, d3, d3.raw, d3.rawNS/float64(max(d3.builds, 1)))
 		rdr.ReliableBytes = rd.ReliableBytes
 		rq := mk(EncQuake3, q3, q3.wire, q3.buildNS/float64(max(q3.builds, 1)))
@@ -353,8 +484,9 @@ func measureScenario(rec *Recording, o Options) ([]Row, ScenarioInfo, error) {
 		rqr := mk(EncQuake3NoHuf, q3, q3.raw, q3.rawNS/float64(max(q3.builds, 1)))
 		rqr.DeltaFromDummy = rq.DeltaFromDummy
 		rd.Ratio = rd.BytesMean / rq.BytesMean
+		rdh.Ratio = rdh.BytesMean / rq.BytesMean
 		rdr.Ratio = rdr.BytesMean / rqr.BytesMean
-		for _, r := range []*Row{&rd, &rdr, &rq, &rqr} {
+		for _, r := range []*Row{&rd, &rdh, &rdr, &rq, &rqr} {
 			s := steady[r.Encoder]
 			r.AllocsPerSnapshot, r.MemPerClient = s.allocs, s.mem
 			if loss == 0 {
@@ -365,12 +497,14 @@ func measureScenario(rec *Recording, o Options) ([]Row, ScenarioInfo, error) {
 			}
 		}
 		rd.ServerNS256 = steady[EncDoom3].ns256
+		rdh.ServerNS256 = steady[EncDoom3Huff].ns256
 		rq.ServerNS256 = steady[EncQuake3].ns256
 		// One core's share: 60 frames a second, and 20 snapshots a second for every client
 		// (PVS + build + compression).
 		rd.ServerCoreShare = (FrameRate*rec.FrameNS + SnapshotRate*float64(rec.Clients)*(rec.VisibleNS+rd.NsPerClientSnapshot)) / 1e9
 		rq.ServerCoreShare = (FrameRate*rec.FrameNS + SnapshotRate*float64(rec.Clients)*(rec.VisibleNS+rq.NsPerClientSnapshot)) / 1e9
-		rows = append(rows, rd, rdr, rq, rqr)
+		rdh.ServerCoreShare = (FrameRate*rec.FrameNS + SnapshotRate*float64(rec.Clients)*(rec.VisibleNS+rdh.NsPerClientSnapshot)) / 1e9
+		rows = append(rows, rd, rdh, rdr, rq, rqr)
 	}
 	return rows, info, nil
 }
@@ -436,9 +570,16 @@ func runPass(rec *Recording, t *Q3Tables, base *snapshot.CommonBase, o Options, 
 		for i, l := range t.PS {
 			cl.ps[i] = make([]uint32, l.Fields())
 		}
+		for i := range cl.links {
+			cl.links[i] = newLink(pipeConfigs[i], netchan.ConnID(c+1))
+			if o.rawOurs && i == pipeOurs {
+				cl.links[i] = newLink(netchan.Config{MTU: 65507, DisableCompression: true}, netchan.ConnID(c+1))
+			}
+		}
+		cl.h = clientHandler{cl: cl, b: b}
 		clients[c] = cl
 	}
-	d3, q3 := &stageAcc{}, &stageAcc{}
+	d3, q3 := &stageAcc{freq: o.countBytes}, &stageAcc{}
 	prevFrame := rec.Ticks[0].Frame - SnapshotEvery
 	for ti := range rec.Ticks {
 		tk := &rec.Ticks[ti]
@@ -455,8 +596,20 @@ func runPass(rec *Recording, t *Q3Tables, base *snapshot.CommonBase, o Options, 
 				if err := cl.deliver(g, rec, t, b, o, d3, q3, count); err != nil {
 					return nil, nil, fmt.Errorf("client %d frame %d: %w", cl.id, g, err)
 				}
-				if cl.lastRecv != 0 && cl.rng.Float64() >= loss {
-					cl.acks = append(cl.acks, ackPkt{arrive: g + oneWay, seq: cl.lastRecv})
+				if cl.lastRecv != 0 {
+					// The client sends a packet every frame (its commands; here only the
+					// channel header that acknowledges the last packet it received).
+					a := ackPkt{arrive: g + oneWay, seq: cl.lastRecv}
+					for i, l := range cl.links {
+						pkt, err := l.in.send(l.cch, frameTime(g), netchan.TypeNone, nil)
+						if err != nil {
+							return nil, nil, err
+						}
+						a.pkt[i] = slices.Clone(pkt)
+					}
+					if cl.rng.Float64() >= loss {
+						cl.acks = append(cl.acks, a)
+					}
 				}
 			}
 			// The server reads the acks that have arrived.
@@ -467,14 +620,27 @@ func runPass(rec *Recording, t *Q3Tables, base *snapshot.CommonBase, o Options, 
 					k++
 					continue
 				}
+				// The channel's ack releases the reliables the acknowledged packet carried.
+				for i, l := range cl.links {
+					if err := l.sch.Receive(frameTime(a.arrive), a.pkt[i], nopHandler{}); err != nil {
+						return nil, nil, err
+					}
+				}
+				// The snapshot ack: the server applies the snapshot to its base and queues
+				// the reliable "apply S" (as server.conn does, without VerifyBase).
 				if m, ok := cl.enc.Ack(snapshot.Seq(a.seq)); ok {
-					cl.applies = append(cl.applies, pendingApply{seq: m.Seq})
+					var buf [proto.MaxApplyLen]byte
+					msg := proto.Apply{Seq: m.Seq}.Append(buf[:0], cl.serverApply)
+					for _, l := range cl.links {
+						if err := l.sch.QueueReliable(msg); err != nil {
+							return nil, nil, err
+						}
+					}
+					cl.serverApply = m.Seq
 					if cl.id < o.Validate {
 						cl.hashes[m.Seq] = cl.enc.Base().Hash()
 					}
 				}
-				// The channel's ack of packet a.seq confirms every reliable it carried.
-				cl.applies = slices.DeleteFunc(cl.applies, func(p pendingApply) bool { return p.first != 0 && p.first <= a.seq })
 				cl.q3e.Ack(a.seq)
 			}
 			cl.acks = cl.acks[:k]
@@ -507,7 +673,8 @@ func (cl *client) build(ti int, tk *Tick, rec *Recording, t *Q3Tables, b *passBu
 	in := snapshot.Input{Frame: tk.Frame, Time: time.Duration(tk.Frame) * time.Second / FrameRate,
 		PVS: &tk.PVS[c], World: tk.World, States: b.sts, Cmds: b.cmds, Cache: &b.cache}
 
-	// DOOM III: build, then zero-run-length compression as the channel does.
+	// DOOM III: build, then the channel sends it with the outstanding reliable "apply"
+	// messages, compressed when that is smaller: exactly the bytes a server sends.
 	b.w.Reset(b.wbuf)
 	start := time.Now()
 	h, err := cl.enc.Build(b.w, &in)
@@ -516,27 +683,18 @@ func (cl *client) build(ti int, tk *Tick, rec *Recording, t *Q3Tables, b *passBu
 		return nil, err
 	}
 	data, nbits := b.w.Bytes(), b.w.Len()
-	start = time.Now()
-	zbits, err := zrle.Compress(b.z, data, nbits, zrle.DefaultWordBits)
-	zNS := float64(time.Since(start).Nanoseconds())
-	if err != nil {
-		return nil, err
-	}
+	rel := cl.links[pipePaper].sch.ReliableSectionLen()
 	p := cl.packet()
 	p.seq, p.tick = uint32(h.Seq), ti
-	p.d3 = append(p.d3[:0], data...)
-	p.d3bits = nbits
-	p.applies = p.applies[:0]
-	for i := range cl.applies {
-		if cl.applies[i].first == 0 {
-			cl.applies[i].first = p.seq
+	var sendNS [numPipes]float64
+	for i, l := range cl.links {
+		start = time.Now()
+		pkt, err := l.out.send(l.sch, frameTime(tk.Frame), proto.TypeSnapshot, data)
+		sendNS[i] = float64(time.Since(start).Nanoseconds())
+		if err != nil {
+			return nil, err
 		}
-		p.applies = append(p.applies, cl.applies[i].seq)
-	}
-	// netchan reliable section: 3 bytes, then per message a length byte and 4 bytes.
-	rel := 0
-	if len(p.applies) > 0 {
-		rel = 3 + len(p.applies)*(1+snapshot.ApplyMessageLen)
+		p.d3[i] = append(p.d3[i][:0], pkt...)
 	}
 
 	// Quake 3: the same states through the fixed layout, without and with Huffman.
@@ -584,21 +742,25 @@ func (cl *client) build(ti int, tk *Tick, rec *Recording, t *Q3Tables, b *passBu
 	d3.packed += float64(snapshot.HeaderBits + packed)
 	d3.delta += float64(nbits)
 	for w := zrle.MinWordBits; w <= zrle.MaxWordBits; w++ {
-		zb := zbits
-		if w != zrle.DefaultWordBits {
-			if zb, err = zrle.Compress(b.z, data, nbits, w); err != nil {
-				return nil, err
-			}
+		zb, err := zrle.Compress(b.z, data, nbits, w)
+		if err != nil {
+			return nil, err
 		}
 		d3.zrle[w] += float64(zb)
 	}
-	// netchan sends the body compressed when that is smaller (with a uvarint length).
-	body := min((nbits+7)/8, (zbits+7)/8+uvarintLen((nbits+7)/8))
-	d3.wire = append(d3.wire, float64(body+rel))
-	d3.raw = append(d3.raw, float64((nbits+7)/8+rel))
+	// What the channel sent after its 8-byte header, and its body before compression.
+	d3.wire = append(d3.wire, float64(len(p.d3[pipePaper])-netchan.HeaderLen))
+	d3.wireOurs = append(d3.wireOurs, float64(len(p.d3[pipeOurs])-netchan.HeaderLen))
+	d3.raw = append(d3.raw, float64(len(data)+rel))
+	if d3.freq != nil {
+		for _, c := range p.d3[pipeOurs][netchan.HeaderLen:] {
+			d3.freq[c]++
+		}
+	}
 	d3.rel += float64(rel)
 	d3.n++
-	d3.buildNS += buildNS + zNS
+	d3.buildNS += buildNS + sendNS[pipePaper]
+	d3.oursNS += buildNS + sendNS[pipeOurs]
 	d3.rawNS += buildNS
 	d3.builds++
 
@@ -647,15 +809,6 @@ func (cl *client) fullSizes(tk *Tick, t *Q3Tables, b *passBufs) (naive, packed, 
 	return
 }
 
-func uvarintLen(n int) int {
-	k := 1
-	for n >= 0x80 {
-		n >>= 7
-		k++
-	}
-	return k
-}
-
 func (cl *client) packet() *packet {
 	if n := len(cl.free); n > 0 {
 		p := cl.free[n-1]
@@ -687,27 +840,26 @@ func (cl *client) deliver(g game.Frame, rec *Recording, t *Q3Tables, b *passBufs
 
 func (cl *client) receive(p *packet, rec *Recording, b *passBufs, o Options, d3, q3 *stageAcc, count bool) error {
 	tk := &rec.Ticks[p.tick]
-	// DOOM III: reliables first (netchan delivers them before the unreliable payload).
+	// DOOM III: the client's channel delivers the reliable "apply" messages, then the
+	// snapshot (netchan delivers reliables before the unreliable payload).
 	start := time.Now()
-	for _, s := range p.applies {
-		if !s.Newer(cl.dec.Base().Seq()) {
-			continue
-		}
-		if err := cl.dec.Apply(snapshot.ApplyMessage{Seq: s}); err != nil {
-			return err
-		}
-		if want, ok := cl.hashes[s]; ok {
-			if cl.dec.Base().Hash() != want {
-				return fmt.Errorf("common base differs from the server's after applying %d", s)
-			}
-			delete(cl.hashes, s)
-		}
-	}
-	b.r.Reset(p.d3, p.d3bits)
-	if err := cl.dec.Decode(b.r, &b.snap); err != nil {
+	cl.h.err, cl.h.snap = nil, false
+	if err := cl.links[pipeOurs].cch.Receive(frameTime(p.arrive), p.d3[pipeOurs], &cl.h); err != nil {
 		return err
 	}
 	dns := float64(time.Since(start).Nanoseconds())
+	if cl.h.err != nil {
+		return cl.h.err
+	}
+	if !cl.h.snap {
+		return fmt.Errorf("snapshot %d: the channel delivered no snapshot", p.seq)
+	}
+	if err := cl.links[pipePaper].cch.Receive(frameTime(p.arrive), p.d3[pipePaper], &cl.paperGot); err != nil {
+		return err
+	}
+	if cl.paperGot.rel != cl.h.rel || !bytes.Equal(cl.paperGot.payload, cl.h.payload) {
+		return fmt.Errorf("snapshot %d: the two pipelines delivered different messages", p.seq)
+	}
 	if cl.id < o.Validate {
 		if err := checkDoom3(&b.snap, tk, cl.id, b.codec); err != nil {
 			return fmt.Errorf("snapshot %d: %w", p.seq, err)
@@ -898,74 +1050,110 @@ func measureSteady(rec *Recording, t *Q3Tables, base *snapshot.CommonBase, o Opt
 	}
 	b.cache.Invalidate()
 	for _, pvsKind := range []string{"recorded", "256"} {
-		// DOOM III.
-		h0 := heap()
-		enc := snapshot.NewEncoder(reg)
-		enc.Base().CopyFrom(base)
-		var m0 uint64
-		var ns float64
-		// Three passes over the ticks: every ring slot and buffer has grown during the first
-		// two; the third is the steady state measured.
-		for it := range steadyPasses * len(rec.Ticks) {
-			ti := it % len(rec.Ticks)
-			tk := &rec.Ticks[ti]
-			measured := it >= (steadyPasses-1)*len(rec.Ticks)
-			if it == (steadyPasses-1)*len(rec.Ticks) {
-				m0 = mallocs()
-			}
-			pvs, all := &tk.PVS[0], &union[ti]
-			if pvsKind == "256" {
-				pvs, all = &pvs256[ti], &union256[ti]
-			}
-			// The shared part: every visible entity encoded once for the frame, a
-			// per-client share of it counted (as the Quake 3 frame fill below).
-			start := time.Now()
-			if err := b.cache.Prepare(tk.Frame, tk.World, reg, all); err != nil {
-				return nil, err
-			}
-			frameNS := float64(time.Since(start).Nanoseconds()) / float64(rec.Clients)
-			b.cmds = b.cmds[:0]
-			for _, pc := range tk.Cmds {
-				if pc.Entity != 0 {
-					b.cmds = append(b.cmds, pc)
-				}
-			}
-			b.sts = states(tk.World, 0, b.sts)
-			in := snapshot.Input{Frame: tk.Frame, PVS: pvs, World: tk.World, States: b.sts, Cmds: b.cmds, Cache: &b.cache}
-			b.w.Reset(b.wbuf)
-			start = time.Now()
-			h, err := enc.Build(b.w, &in)
+		for pipe, encName := range [numPipes]string{EncDoom3, EncDoom3Huff} {
+			// DOOM III. The channel is the server's per-client link, not the encoder's memory:
+			// its buffers grow in a warm-up exchange before the heap is read.
+			link, err := newSteadyLink(pipeConfigs[pipe])
 			if err != nil {
 				return nil, err
 			}
-			if h.Seq > 2 {
-				enc.Ack(h.Seq - 2)
+			h0 := heap()
+			enc := snapshot.NewEncoder(reg)
+			enc.Base().CopyFrom(base)
+			var m0 uint64
+			var ns float64
+			// Three passes over the ticks: every ring slot and buffer has grown during the first
+			// two; the third is the steady state measured.
+			for it := range steadyPasses * len(rec.Ticks) {
+				ti := it % len(rec.Ticks)
+				tk := &rec.Ticks[ti]
+				measured := it >= (steadyPasses-1)*len(rec.Ticks)
+				if it == (steadyPasses-1)*len(rec.Ticks) {
+					m0 = mallocs()
+				}
+				pvs, all := &tk.PVS[0], &union[ti]
+				if pvsKind == "256" {
+					pvs, all = &pvs256[ti], &union256[ti]
+				}
+				// The shared part: every visible entity encoded once for the frame, a
+				// per-client share of it counted (as the Quake 3 frame fill below).
+				start := time.Now()
+				if err := b.cache.Prepare(tk.Frame, tk.World, reg, all); err != nil {
+					return nil, err
+				}
+				frameNS := float64(time.Since(start).Nanoseconds()) / float64(rec.Clients)
+				b.cmds = b.cmds[:0]
+				for _, pc := range tk.Cmds {
+					if pc.Entity != 0 {
+						b.cmds = append(b.cmds, pc)
+					}
+				}
+				b.sts = states(tk.World, 0, b.sts)
+				in := snapshot.Input{Frame: tk.Frame, PVS: pvs, World: tk.World, States: b.sts, Cmds: b.cmds, Cache: &b.cache}
+				b.w.Reset(b.wbuf)
+				now := frameTime(tk.Frame)
+				start = time.Now()
+				h, err := enc.Build(b.w, &in)
+				if err != nil {
+					return nil, err
+				}
+				buildNS := float64(time.Since(start).Nanoseconds())
+				// The client acknowledges the snapshot two back (untimed: the client's work).
+				var ack []byte
+				if h.Seq > 2 {
+					if ack, err = link.clientAck(now, h.Seq-2); err != nil {
+						return nil, err
+					}
+				}
+				// Timed: the server takes the ack, applies it and queues "apply S", and the
+				// channel sends the snapshot with its reliables, compressed when smaller.
+				start = time.Now()
+				if ack != nil {
+					if err := link.server.Receive(now, ack, nopHandler{}); err != nil {
+						return nil, err
+					}
+					if m, ok := enc.Ack(h.Seq - 2); ok {
+						var buf [proto.MaxApplyLen]byte
+						if err := link.server.QueueReliable(proto.Apply{Seq: m.Seq}.Append(buf[:0], link.prevApply)); err != nil {
+							return nil, err
+						}
+						link.prevApply = m.Seq
+					}
+				}
+				pkt, err := link.out.send(link.server, now, proto.TypeSnapshot, b.w.Bytes())
+				if err != nil {
+					return nil, err
+				}
+				sendNS := float64(time.Since(start).Nanoseconds())
+				link.keep(h.Seq, pkt)
+				if measured {
+					ns += buildNS + sendNS + frameNS
+				}
 			}
-			if _, err := zrle.Compress(b.z, b.w.Bytes(), b.w.Len(), zrle.DefaultWordBits); err != nil {
-				return nil, err
+			m1 := mallocs()
+			steady := float64(len(rec.Ticks))
+			if pvsKind == "256" {
+				s := out[encName]
+				s.ns256 = ns / steady
+				out[encName] = s
+			} else {
+				h1 := heap()
+				runtime.KeepAlive(enc)
+				mem := int(h1) - int(h0)
+				c := steadyCost{allocs: float64(m1-m0) / steady, mem: mem}
+				out[encName] = c
+				if pipe == pipePaper {
+					out[EncDoom3Raw] = c
+				}
 			}
-			if measured {
-				ns += float64(time.Since(start).Nanoseconds()) + frameNS
-			}
-		}
-		m1 := mallocs()
-		steady := float64(len(rec.Ticks))
-		if pvsKind == "256" {
-			s := out[EncDoom3]
-			s.ns256 = ns / steady
-			out[EncDoom3] = s
-		} else {
-			h1 := heap()
-			runtime.KeepAlive(enc)
-			mem := int(h1) - int(h0)
-			c := steadyCost{allocs: float64(m1-m0) / steady, mem: mem}
-			out[EncDoom3], out[EncDoom3Raw] = c, c
+			runtime.KeepAlive(link) // not counted: it was allocated before h0
 		}
 
 		// Quake 3.
-		h0 = heap()
+		h0 := heap()
 		q := NewQ3Encoder(t)
-		ns = 0
+		var m0 uint64
+		ns := 0.0
 		for it := range steadyPasses * len(rec.Ticks) {
 			ti := it % len(rec.Ticks)
 			tk := &rec.Ticks[ti]
@@ -998,7 +1186,8 @@ func measureSteady(rec *Recording, t *Q3Tables, base *snapshot.CommonBase, o Opt
 				q.Ack(q.next - 3)
 			}
 		}
-		m1 = mallocs()
+		m1 := mallocs()
+		steady := float64(len(rec.Ticks))
 		if pvsKind == "256" {
 			s := out[EncQuake3]
 			s.ns256 = ns / steady
@@ -1012,6 +1201,55 @@ func measureSteady(rec *Recording, t *Q3Tables, base *snapshot.CommonBase, o Opt
 		}
 	}
 	return out, nil
+}
+
+// steadyLink is measureSteady's DOOM III channel: the server's end and the client's, and
+// the last packets sent, from which the client acknowledges the one two back.
+type steadyLink struct {
+	server, client *netchan.Channel
+	out, in        capture
+	sent           [3][]byte
+	prevApply      snapshot.Seq
+}
+
+func newSteadyLink(cfg netchan.Config) (*steadyLink, error) {
+	l := &steadyLink{server: netchan.New(cfg, 1), client: netchan.New(cfg, 1)}
+	// Warm-up: one reliable message out and acknowledged grows every buffer.
+	if err := l.server.QueueReliable([]byte{0}); err != nil {
+		return nil, err
+	}
+	pkt, err := l.out.send(l.server, 0, netchan.TypeNone, make([]byte, 1<<12))
+	if err != nil {
+		return nil, err
+	}
+	if err := l.client.Receive(0, pkt, nopHandler{}); err != nil {
+		return nil, err
+	}
+	if pkt, err = l.in.send(l.client, 0, netchan.TypeNone, nil); err != nil {
+		return nil, err
+	}
+	if err := l.server.Receive(0, pkt, nopHandler{}); err != nil {
+		return nil, err
+	}
+	if l.server.ReliableSectionLen() != 0 {
+		return nil, fmt.Errorf("warm-up reliable not released")
+	}
+	return l, nil
+}
+
+// keep stores the packet carrying snapshot seq.
+func (l *steadyLink) keep(seq snapshot.Seq, pkt []byte) {
+	i := int(seq % 3)
+	l.sent[i] = append(l.sent[i][:0], pkt...)
+}
+
+// clientAck delivers the packet of snapshot seq to the client's channel and returns the
+// client's next packet, which acknowledges it.
+func (l *steadyLink) clientAck(now time.Duration, seq snapshot.Seq) ([]byte, error) {
+	if err := l.client.Receive(now, l.sent[seq%3], nopHandler{}); err != nil {
+		return nil, err
+	}
+	return l.in.send(l.client, now, netchan.TypeNone, nil)
 }
 
 // visible256 returns client c's PVS cut or padded to exactly 256 live entities: entities past

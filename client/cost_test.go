@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"fmt"
+	"math/bits"
 	"testing"
 	"time"
 
@@ -22,7 +23,7 @@ type entityRecord struct {
 	num          game.EntityNum
 	skip         int // PVS members passed over
 	spawn        bool
-	header, body int // bits: more + skip code + spawn (+ type); the delta
+	header, body int // bits: next code + spawn (+ type); the delta
 	state        []byte
 	bits         int
 }
@@ -52,12 +53,23 @@ func parseRecords(reg *game.Registry, data []byte, base *snapshot.CommonBase) (s
 	var recs []entityRecord
 	next := 0
 	dr := bitmsg.NewDeltaReader()
-	for r.ReadBool() {
-		start := r.Pos() - 1
+	for {
+		// Next code: "0" = skip 0; "1" and ExpGolomb(v): v = 0 ends the list,
+		// else skip v. ExpGolomb: n zeros, a one, n bits: v = 1<<n + bits - 1.
+		start := r.Pos()
 		skip := 0
 		if r.ReadBool() {
-			c := r.ReadBits(2)
-			skip = int(r.ReadBits([4]int{2, 4, 7, 12}[c&3])) + 1
+			n := 0
+			for !r.ReadBool() && n <= 12 {
+				n++
+			}
+			if n == 0 {
+				break
+			}
+			skip = 1<<n + int(r.ReadBits(n)) - 1
+		}
+		if r.Err() != nil {
+			break
 		}
 		next += skip
 		if next >= len(members) {
@@ -107,19 +119,13 @@ func fieldCost(widths []int, base []byte, baseBits int, state []byte) (bits, cha
 	return bits, changed
 }
 
-// skipCodeBits is the skip code's size by the layout table.
-func skipCodeBits(k int) int {
-	switch {
-	case k == 0:
+// nextCodeBits is the next code's size by the layout table: 1 bit for
+// skip 0, else a 1 bit and ExpGolomb(k), 2*floor(log2(k+1))+1 bits.
+func nextCodeBits(k int) int {
+	if k == 0 {
 		return 1
-	case k-1 < 1<<2:
-		return 3 + 2
-	case k-1 < 1<<4:
-		return 3 + 4
-	case k-1 < 1<<7:
-		return 3 + 7
 	}
-	return 3 + 12
+	return 1 + 2*(bits.Len(uint(k+1))-1) + 1
 }
 
 // Acceptance (issue 3): an unchanged entity is never written; an entity
@@ -177,14 +183,14 @@ func TestEntityCostBits(t *testing.T) {
 					passed++
 				}
 			}
-			if rec.spawn || rec.skip != passed || rec.header != 1+skipCodeBits(passed)+1 {
+			if rec.spawn || rec.skip != passed || rec.header != nextCodeBits(passed)+1 {
 				t.Errorf("door record header: %+v, %d members passed", rec, passed)
 			}
 			if rec.body != body {
 				t.Errorf("door delta of %d bits, want %d (%d fields changed)", rec.body, body, k)
 			}
 			ph.records = append(ph.records, rec)
-			ph.want = append(ph.want, 1+skipCodeBits(passed)+1+body)
+			ph.want = append(ph.want, nextCodeBits(passed)+1+body)
 			ph.changed = append(ph.changed, k)
 		}
 		if in && !written {

@@ -65,6 +65,11 @@ type Config struct {
 	MaxReliableBytes   int // outstanding (unacknowledged) reliable bytes; default 16384
 	MaxMessageBytes    int // largest unreliable message, fragmented above MTU; default 65536
 	DisableCompression bool
+	// Huffman lets the sender use snapwire's static Huffman stage (ours,
+	// not the paper's) instead of DOOM III's zrle when it gives a shorter
+	// stream. Receivers always accept both; the default is the paper's
+	// pipeline, zrle only.
+	Huffman bool
 	// Burst is the depth of the rate limiter's token bucket in bytes;
 	// 0 means max(Rate/10, 2*(MTU+28)).
 	Burst int
@@ -104,7 +109,7 @@ type Stats struct {
 	BytesOut, BytesIn     uint64 // their UDP payload bytes (without the 28 of UDP/IP)
 	MessagesOut           uint64 // Send calls that sent
 	MessagesIn            uint64 // messages accepted (complete, in order, valid)
-	Compressed            uint64 // messages sent zero-run-length compressed
+	Compressed            uint64 // messages sent compressed (zrle or Huffman)
 	FragmentsOut          uint64 // packets sent as fragments
 	FragmentsIn           uint64 // fragments stored for reassembly
 	ReassemblyFailures    uint64 // incomplete reassemblies given up (a newer message arrived)
@@ -174,7 +179,7 @@ func New(cfg Config, id ConnID) *Channel {
 		packet:  make([]byte, cfg.MTU),
 		clear:   math.MinInt64 / 2,
 	}
-	c.maxBody = cfg.MaxMessageBytes + reliableSectionHeader + cfg.MaxReliableBytes +
+	c.maxBody = cfg.MaxMessageBytes + relHeaderMaxLen + cfg.MaxReliableBytes +
 		MaxReliableMessages*uvarintLen(MaxReliableMessageBytes)
 	c.rel.init(cfg.MaxReliableBytes)
 	if cfg.Rate > 0 {
@@ -199,6 +204,14 @@ func (c *Channel) LastReceivedSequence() Sequence { return c.lastRecv }
 // LastAcknowledged is the highest of this side's sequences the peer has
 // acknowledged (0 before the first ack).
 func (c *Channel) LastAcknowledged() Sequence { return c.lastAck }
+
+// ReliableSectionLen is the number of body bytes the reliable section takes
+// in the next packet Send builds (before compression): 0 when no reliable
+// message is outstanding. Benchmarks and rate estimates use it to charge
+// exactly what the channel sends.
+func (c *Channel) ReliableSectionLen() int {
+	return c.rel.wireLen()
+}
 
 // Stats returns the counters and estimates.
 func (c *Channel) Stats() Stats {
@@ -235,9 +248,7 @@ func (c *Channel) Send(now time.Duration, typ MessageType, payload []byte, emit 
 	}
 	nrel := c.rel.n
 	bodyLen := len(payload)
-	if nrel > 0 {
-		bodyLen += c.rel.wireLen
-	}
+	bodyLen += c.rel.wireLen()
 	c.body = grow(c.body, bodyLen)
 	body := c.body[:0]
 	var flags uint8
@@ -248,16 +259,28 @@ func (c *Channel) Send(now time.Duration, typ MessageType, payload []byte, emit 
 	body = append(body, payload...)
 
 	// DOOM III §4.3: "the message channel compresses all reliable and
-	// unreliable messages", here only when that makes the packet smaller.
+	// unreliable messages", here only when that makes the packet smaller;
+	// with Config.Huffman, by whichever of zrle and the static Huffman
+	// code is smaller (zrle on a tie).
 	stream := body
 	if !c.cfg.DisableCompression {
 		k := uvarintLen(uint64(bodyLen))
-		if room := bodyLen - 1 - k; room > 0 {
+		room := bodyLen - 1 - k // the compressed stream must beat the body
+		hbytes := -1
+		if c.cfg.Huffman && room > 0 {
+			if hb := (huffBits(body) + 7) / 8; hb <= room {
+				hbytes, room = hb, hb // zrle must now do at least as well
+			}
+		}
+		if room > 0 {
 			c.stream = grow(c.stream, bodyLen)
 			binary.PutUvarint(c.stream, uint64(bodyLen))
 			if cb, err := zrle.Compress(c.stream[k:k+room], body, bodyLen*8, zrle.DefaultWordBits); err == nil {
 				stream = c.stream[:k+(cb+7)/8]
 				flags |= flagCompressed
+			} else if hbytes >= 0 {
+				stream = c.stream[:k+huffEncode(c.stream[k:k+hbytes], body)]
+				flags |= flagHuffman
 			}
 		}
 	}
@@ -286,7 +309,7 @@ func (c *Channel) Send(now time.Duration, typ MessageType, payload []byte, emit 
 		}
 		c.relSentEnd = max(c.relSentEnd, relEnd)
 	}
-	if flags&flagCompressed != 0 {
+	if flags&(flagCompressed|flagHuffman) != 0 {
 		c.stats.Compressed++
 	}
 	if c.lastRecv > 0 {
@@ -343,10 +366,7 @@ func (c *Channel) CanSend(now time.Duration, bytes int) bool {
 }
 
 func (c *Channel) wireEstimate(payload int) int {
-	body := max(payload, 0)
-	if c.rel.n > 0 {
-		body += c.rel.wireLen
-	}
+	body := max(payload, 0) + c.rel.wireLen()
 	if headerLen+body <= c.cfg.MTU {
 		return body + headerLen + UDPIPOverhead
 	}
@@ -411,7 +431,7 @@ func (c *Channel) receive(now time.Duration, packet []byte, h Handler) error {
 	if rs.count > 0 {
 		// Reliable first (DOOM III §3: they "need to be processed before
 		// any unreliable updates").
-		off := reliableSectionHeader
+		off := rs.hdr
 		for i := range rs.count {
 			l, n := readUvarint(body[off:], 2, MaxReliableMessageBytes)
 			off += n
@@ -506,7 +526,7 @@ func (c *Channel) ack(now time.Duration, hd *header) {
 
 // decode returns the message body of a complete stream.
 func (c *Channel) decode(hd *header, stream []byte) ([]byte, error) {
-	if hd.flags&flagCompressed == 0 {
+	if hd.flags&(flagCompressed|flagHuffman) == 0 {
 		return stream, nil
 	}
 	bl, n := readUvarint(stream, 3, uint64(c.maxBody))
@@ -515,6 +535,12 @@ func (c *Channel) decode(hd *header, stream []byte) ([]byte, error) {
 	}
 	c.rbody = grow(c.rbody, int(bl))
 	src := stream[n:]
+	if hd.flags&flagHuffman != 0 {
+		if huffDecode(c.rbody[:bl], src) != nil {
+			return nil, ErrDecompress
+		}
+		return c.rbody[:bl], nil
+	}
 	if err := zrle.Decompress(c.rbody, src, len(src)*8, zrle.DefaultWordBits, int(bl)*8); err != nil {
 		return nil, ErrDecompress
 	}
@@ -525,19 +551,34 @@ func (c *Channel) decode(hd *header, stream []byte) ([]byte, error) {
 type relSection struct {
 	first Sequence
 	count int
+	hdr   int // size of the section header
 	end   int // offset of the unreliable payload in the body
 }
 
+// parse validates the reliable section at the start of body against next,
+// the next reliable sequence to deliver. The header carries first's low 4
+// bits (count <= 15) or 8 bits (count 16..255); first is the sequence with
+// those low bits in [next-(count), next] (reliable.go): any other distance
+// means the sender skipped or re-sent messages it must not have.
 func (rs *relSection) parse(body []byte, next Sequence, maxBytes int) error {
-	if len(body) < reliableSectionHeader || body[2] == 0 {
+	if len(body) < 1 {
 		return ErrBadReliable
 	}
-	first := extend(next, binary.LittleEndian.Uint16(body))
-	if first > next || first == 0 {
+	var low, mask Sequence
+	var count, hdr int
+	if body[0]>>4 != 0 {
+		count, low, mask, hdr = int(body[0]>>4), Sequence(body[0]&0x0F), 0x0F, relHeaderShort
+	} else {
+		if body[0] != 0 || len(body) < relHeaderLong || body[2] <= relCompactMax {
+			return ErrBadReliable // reserved bits, truncated, or a count the short form holds
+		}
+		count, low, mask, hdr = int(body[2]), Sequence(body[1]), 0xFF, relHeaderLong
+	}
+	d := (next - low) & mask // next - first
+	if int(d) > count || d >= next {
 		return ErrReliableGap
 	}
-	count := int(body[2])
-	off, sum := reliableSectionHeader, 0
+	off, sum := hdr, 0
 	for range count {
 		l, n := readUvarint(body[off:], 2, MaxReliableMessageBytes)
 		if n == 0 {
@@ -550,7 +591,7 @@ func (rs *relSection) parse(body []byte, next Sequence, maxBytes int) error {
 		}
 		off += int(l)
 	}
-	rs.first, rs.count, rs.end = first, count, off
+	rs.first, rs.count, rs.hdr, rs.end = next-d, count, hdr, off
 	return nil
 }
 

@@ -78,7 +78,7 @@ func TestPacketBytes(t *testing.T) {
 		got := capture(t, a, 0, 2, []byte("x"))
 		want := []byte{
 			flagReliable | flagAck, 0x02, 0x34, 0x12, 0x01, 0x00, 0x01, 0x00, // header: seq 1, ack 1
-			0x01, 0x00, 0x01, // first reliable 1, count 1
+			0x11,           // count 1 (high nibble), first reliable 1 (low 4 bits)
 			0x02, 'o', 'k', // length 2, "ok"
 			'x', // unreliable payload
 		}
@@ -120,6 +120,183 @@ func TestPacketBytes(t *testing.T) {
 			}
 		}
 	})
+}
+
+// The reliable section header: 1 byte for up to 15 messages (count<<4 |
+// first mod 16), 3 bytes for more (0, first mod 256, count); the receiver
+// recovers first from its next expected sequence across every wrap of
+// those low bits.
+func TestReliableSectionHeader(t *testing.T) {
+	raw := Config{DisableCompression: true}
+	a, b := New(raw, 1), New(raw, 1)
+	var r recorder
+	next := 0 // messages queued so far
+	queue := func(n int) {
+		for range n {
+			next++
+			if err := a.QueueReliable([]byte{byte(next)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Release everything queued: b receives a packet and acknowledges it.
+	settle := func() {
+		mustReceive(t, b, 0, capture(t, a, 0, 1, nil), &r)
+		mustReceive(t, a, 0, capture(t, b, 0, 1, nil), &recorder{})
+		if a.ReliableSectionLen() != 0 {
+			t.Fatalf("reliables not released")
+		}
+	}
+	queue(3)
+	p := capture(t, a, 0, 1, nil)[0]
+	if want := []byte{0x31, 1, 1, 1, 2, 1, 3}; !bytes.Equal(p[8:], want) || a.ReliableSectionLen() != len(want) {
+		t.Fatalf("3 messages from 1: %x (length %d), want %x", p[8:], a.ReliableSectionLen(), want)
+	}
+	settle()
+	queue(16) // messages 4..19: the long form
+	p = capture(t, a, 0, 1, nil)[0]
+	if p[8] != 0 || p[9] != 4 || p[10] != 16 || len(p) != 8+3+16*2 || a.ReliableSectionLen() != 3+16*2 {
+		t.Fatalf("16 messages from 4: %x", p[8:])
+	}
+	settle()
+	// Many rounds with first wrapping mod 16 and mod 256, some packets lost,
+	// a resent message always overlapping what b has.
+	for round := range 300 {
+		queue(1 + round%7)
+		if round%3 == 0 {
+			capture(t, a, 0, 1, nil) // lost
+		}
+		if round%5 == 4 {
+			queue(20)
+		}
+		// b receives but its ack is lost every other round: the next packet
+		// carries messages b already has (first < b's next).
+		mustReceive(t, b, 0, capture(t, a, 0, 1, nil), &r)
+		if round%2 == 0 {
+			mustReceive(t, a, 0, capture(t, b, 0, 1, nil), &recorder{})
+		}
+	}
+	settle()
+	if len(r.rel) != next {
+		t.Fatalf("%d reliables delivered, %d sent", len(r.rel), next)
+	}
+	for i, m := range r.rel {
+		if len(m) != 1 || m[0] != byte(i+1) {
+			t.Fatalf("reliable %d is %x", i+1, m)
+		}
+	}
+}
+
+// huffmanFriendly is a payload the static Huffman table codes shorter than
+// zrle does: bytes with short codes and few zero runs.
+func huffmanFriendly() []byte {
+	var short []byte
+	for b, l := range HuffmanLengths() {
+		if l <= 6 && b != 0 {
+			short = append(short, byte(b))
+		}
+	}
+	p := make([]byte, 48)
+	for i := range p {
+		p[i] = short[i%len(short)]
+	}
+	return p
+}
+
+// The H flag: the stream is the body length, then the body coded with the
+// static table; the sender picks it only when it beats zrle and the raw body.
+func TestHuffmanStage(t *testing.T) {
+	payload := huffmanFriendly()
+	got := capture(t, New(Config{Huffman: true}, 0x0001), 0, 3, payload)[0]
+	// Expected stream, coded here bit by bit from the canonical code (RFC 1951
+	// §3.2.2 order) rather than through huffEncode.
+	lengths := HuffmanLengths()
+	var count [HuffmanMaxBits + 1]int
+	for _, l := range lengths {
+		count[l]++
+	}
+	var next [HuffmanMaxBits + 1]int
+	code := 0
+	for l := 1; l <= HuffmanMaxBits; l++ {
+		code = (code + count[l-1]) << 1
+		next[l] = code
+	}
+	var codes [256]int
+	for b, l := range lengths {
+		codes[b] = next[l]
+		next[l]++
+	}
+	var bits strings.Builder
+	for _, b := range payload {
+		l := int(lengths[b])
+		for i := l - 1; i >= 0; i-- {
+			bits.WriteByte('0' + byte(codes[b]>>i&1))
+		}
+	}
+	want := append([]byte{flagHuffman, 0x03, 0x01, 0x00, 0x01, 0x00, 0x00, 0x00, byte(len(payload))}, bitString(bits.String())...)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("got  %x\nwant %x", got, want)
+	}
+	var r recorder
+	mustReceive(t, New(Config{}, 1), 0, [][]byte{got}, &r)
+	if len(r.unrel) != 1 || !bytes.Equal(r.unrel[0], payload) {
+		t.Fatalf("delivered %x", r.unrel)
+	}
+	// Without Config.Huffman the same payload goes as zrle or raw.
+	if p := capture(t, New(Config{}, 1), 0, 3, payload)[0]; p[0]&flagHuffman != 0 {
+		t.Fatalf("Huffman used without Config.Huffman")
+	}
+	// Zero runs: zrle wins even with Config.Huffman.
+	if p := capture(t, New(Config{Huffman: true}, 1), 0, 3, make([]byte, 64))[0]; p[0]&flagCompressed == 0 {
+		t.Fatalf("64 zero bytes not zrle coded: %x", p)
+	}
+	// Random bytes: neither stage helps, the body goes raw.
+	rng := rand.New(rand.NewPCG(1, 2))
+	noise := make([]byte, 200)
+	for i := range noise {
+		noise[i] = byte(rng.Uint32())
+	}
+	if p := capture(t, New(Config{Huffman: true}, 1), 0, 3, noise)[0]; p[0]&(flagCompressed|flagHuffman) != 0 {
+		t.Fatalf("noise compressed")
+	}
+}
+
+// Every byte string round-trips through the Huffman coder, and the table
+// is complete (every code word decodes).
+func TestHuffmanRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for n := range 300 {
+		src := make([]byte, n)
+		for i := range src {
+			src[i] = byte(rng.Uint32() >> (rng.Uint32() % 8 * 4))
+		}
+		dst := make([]byte, (huffBits(src)+7)/8)
+		if k := huffEncode(dst, src); k != len(dst) {
+			t.Fatalf("%d bytes written, want %d", k, len(dst))
+		}
+		out := make([]byte, n)
+		if err := huffDecode(out, dst); err != nil || !bytes.Equal(out, src) {
+			t.Fatalf("%x: decoded %x, %v", src, out, err)
+		}
+		if n > 0 {
+			if huffDecode(out, dst[:len(dst)-1]) == nil {
+				t.Fatalf("truncated stream of %x decoded", src)
+			}
+		}
+	}
+	kraft := 0
+	for _, l := range HuffmanLengths() {
+		kraft += 1 << (HuffmanMaxBits - l)
+	}
+	if kraft != 1<<HuffmanMaxBits {
+		t.Fatalf("Kraft sum %d / %d", kraft, 1<<HuffmanMaxBits)
+	}
+	lengths := BuildHuffmanLengths([256]uint64{0: 1 << 40, 1: 1})
+	for b, l := range lengths {
+		if l < 1 || l > HuffmanMaxBits {
+			t.Fatalf("skewed frequencies: byte %d gets length %d", b, l)
+		}
+	}
 }
 
 func TestConnectionless(t *testing.T) {
@@ -330,6 +507,10 @@ func TestReceiveRejects(t *testing.T) {
 	good := capture(t, a, 0, 1, []byte("payload"))[0]
 	comp := capture(t, New(Config{}, 0x0102), 0, 1, make([]byte, 50))[0]
 	frag := capture(t, New(Config{MTU: 64, DisableCompression: true}, 0x0102), 0, 1, make([]byte, 100))[0]
+	huff := capture(t, New(Config{Huffman: true}, 0x0102), 0, 1, huffmanFriendly())[0]
+	if huff[0]&flagHuffman == 0 {
+		t.Fatalf("payload not Huffman coded: %x", huff)
+	}
 	mod := func(p []byte, f func(b []byte) []byte) []byte { return f(bytes.Clone(p)) }
 	cases := []struct {
 		name string
@@ -338,13 +519,24 @@ func TestReceiveRejects(t *testing.T) {
 	}{
 		{"short", good[:7], ErrShortPacket},
 		{"connectionless", AppendConnectionless(nil, []byte("x")), ErrConnectionless},
-		{"reserved flag", mod(good, func(b []byte) []byte { b[0] |= 0x10; return b }), ErrBadFlags},
+		{"reserved flag", mod(good, func(b []byte) []byte { b[0] |= 0x20; return b }), ErrBadFlags},
+		{"zrle and Huffman", mod(comp, func(b []byte) []byte { b[0] |= flagHuffman; return b }), ErrBadFlags},
+		{"Huffman stream truncated", mod(huff, func(b []byte) []byte { return b[:len(b)-1] }), ErrDecompress},
+		{"Huffman stream with a trailing byte", mod(huff, func(b []byte) []byte { return append(b, 0) }), ErrDecompress},
+		{"Huffman stream decoded as zrle", mod(huff, func(b []byte) []byte { b[0] ^= flagHuffman | flagCompressed; return b }), ErrDecompress},
 		{"wrong conn id", mod(good, func(b []byte) []byte { b[2]++; return b }), ErrWrongConnID},
-		{"reliable count 0", mod(good, func(b []byte) []byte { b[10] = 0; return b }), ErrBadReliable},
-		{"reliable length past end", mod(good, func(b []byte) []byte { b[11] = 100; return b }), ErrBadReliable},
-		{"reliable section truncated", good[:10], ErrBadReliable},
-		{"reliable gap", mod(good, func(b []byte) []byte { b[8] = 5; return b }), ErrReliableGap},
-		{"too many reliables", mod(good, func(b []byte) []byte { b[10] = 200; return b }), ErrBadReliable},
+		{"reliable count 0", mod(good, func(b []byte) []byte { b[8] = 0x01; return b }), ErrBadReliable},
+		{"reliable long form with a short count", mod(good, func(b []byte) []byte {
+			return append(append(b[:8:8], 0x00, 0x01, 0x01), b[9:]...)
+		}), ErrBadReliable},
+		{"reliable long form truncated", mod(good, func(b []byte) []byte { return append(b[:8:8], 0x00, 0x01) }), ErrBadReliable},
+		{"reliable length past end", mod(good, func(b []byte) []byte { b[9] = 100; return b }), ErrBadReliable},
+		{"reliable section truncated", good[:9], ErrBadReliable},
+		{"reliable gap", mod(good, func(b []byte) []byte { b[8] = 0x15; return b }), ErrReliableGap},
+		{"reliable long form gap", mod(good, func(b []byte) []byte {
+			return append(append(b[:8:8], 0x00, 0x30, 16), b[9:]...)
+		}), ErrReliableGap},
+		{"too many reliables", mod(good, func(b []byte) []byte { b[8] = 0xF1; return b }), ErrBadReliable},
 		{"decompress", mod(comp, func(b []byte) []byte { return b[:len(b)-1] }), ErrDecompress},
 		{"body length 0", mod(comp, func(b []byte) []byte { b[8] = 0; return b }), ErrBadLength},
 		{"fragment index past count", mod(frag, func(b []byte) []byte { b[8] = 2; return b }), ErrBadFragment},
@@ -374,7 +566,7 @@ func TestReceiveRejects(t *testing.T) {
 	for _, c := range []struct {
 		p      []byte
 		mustTo int // prefixes shorter than this must fail
-	}{{good, 14}, {comp, len(comp)}, {frag, len(frag)}} {
+	}{{good, 12}, {comp, len(comp)}, {frag, len(frag)}, {huff, len(huff)}} {
 		for k := range c.mustTo {
 			b := New(Config{}, 0x0102)
 			var r recorder

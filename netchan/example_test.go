@@ -38,7 +38,7 @@ func Example() {
 	}
 	fmt.Println("client acknowledges", client.LastReceivedSequence())
 	// Output:
-	// packet of 40 bytes for connection 2b7a
+	// packet of 38 bytes for connection 2b7a
 	// reliable "apply snapshot 41"
 	// unreliable type 1 "snapshot 42"
 	// client acknowledges 1

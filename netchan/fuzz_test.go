@@ -27,6 +27,9 @@ func realPackets(t testing.TB) [][]byte {
 	}
 	out = append(out, capture(t, a, 0, 3, big)...)
 	out = append(out, capture(t, a, 0, TypeNone, nil)...)
+	h := New(Config{MTU: 200, Huffman: true}, 0x0102)
+	_ = h.QueueReliable([]byte{1, 2})
+	out = append(out, capture(t, h, 0, 1, huffmanFriendly())...)
 	return out
 }
 

@@ -10,9 +10,9 @@ import (
 //
 //	 0                   1                   2                   3
 //	 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
-//	+-+-+-+-+-------+---------------+-------------------------------+
-//	|C|F|R|A|0 0 0 0| message type  |       connection id           |
-//	+-+-+-+-+-------+---------------+-------------------------------+
+//	+-+-+-+-+-+-----+---------------+-------------------------------+
+//	|C|F|R|A|H|0 0 0| message type  |       connection id           |
+//	+-+-+-+-+-+-----+---------------+-------------------------------+
 //	|           sequence            |             ack               |
 //	+---------------+---------------+-------------------------------+
 //	| frag index    | frag count    | stream length (uvarint) ...     only if F
@@ -26,16 +26,29 @@ import (
 //	R  reliable: the body starts with the reliable section.
 //	A  ack valid: ack holds the low 16 bits of the last sequence this
 //	   side received from the peer (unset until it received one).
-//	The four high bits are reserved and zero, so byte 0 is never 0xFF and
+//	H  Huffman: the stream is a uvarint body length then the body coded
+//	   with snapwire's static Huffman table (huffman.go; ours, not the
+//	   paper's). C and H together are invalid.
+//	The three high bits are reserved and zero, so byte 0 is never 0xFF and
 //	a channel packet is never taken for a connectionless one.
 //
 // Body (after decompression, if C):
 //
-//	+-------------------------------+---------------+---------------
-//	| first reliable sequence       | count (1..255)| count x (length uvarint, bytes) ...   only if R
-//	+-------------------------------+---------------+---------------
+//	+---------------+-----------------------------------------
+//	| count | first | count x (length uvarint, bytes) ...       only if R, count 1..15
+//	+---------------+-----------------------------------------
+//	|  0x00 | first mod 256 | count (16..255) | count x (...)   only if R, count 16..255
+//	+-------+---------------+-----------------+---------------
 //	| unreliable payload (the rest of the body) ...
 //	+-----------------------------------------------
+//
+//	In the 1-byte form count is the high nibble and first the low 4 bits of
+//	the first reliable sequence (reliable.go).
+//
+// HeaderLen is the size of the fixed header of every channel packet; a
+// packet's stream (payload bytes) is everything after it.
+const HeaderLen = headerLen
+
 const (
 	headerLen = 8
 
@@ -43,12 +56,11 @@ const (
 	flagFragment   = 1 << 1
 	flagReliable   = 1 << 2
 	flagAck        = 1 << 3
-	flagsReserved  = 0xF0
+	flagHuffman    = 1 << 4
+	flagsReserved  = 0xE0
 
 	// fragment index and count bytes, plus up to 3 bytes of uvarint length.
 	fragHeaderMax = 2 + 3
-	// first reliable sequence and count.
-	reliableSectionHeader = 3
 )
 
 // header is the fixed part of every channel packet.
@@ -76,7 +88,7 @@ func (h *header) parse(b []byte) error {
 		return ErrShortPacket
 	}
 	h.flags = b[0]
-	if h.flags&flagsReserved != 0 {
+	if h.flags&flagsReserved != 0 || h.flags&(flagCompressed|flagHuffman) == flagCompressed|flagHuffman {
 		return ErrBadFlags
 	}
 	h.typ = MessageType(b[1])

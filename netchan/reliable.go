@@ -2,15 +2,55 @@ package netchan
 
 import "encoding/binary"
 
+// Reliable section header (docs/PROTOCOL.md, "Body"). The receiver knows the
+// next reliable sequence it expects (next); every packet's first reliable
+// sequence lies in [next-count, next], because the queue's end (first +
+// count) never decreases and the sender releases only messages the receiver
+// delivered. So the low bits of first identify it when count is smaller
+// than their range:
+//
+//	count 1..15:    1 byte   count<<4 | first mod 16
+//	count 16..255:  3 bytes  0x00, first mod 256, count
+const (
+	relCompactMax   = 15 // most messages in the 1-byte header
+	relHeaderShort  = 1
+	relHeaderLong   = 3
+	relHeaderMaxLen = relHeaderLong
+)
+
+// relHeaderLen is the size of the reliable section header for n messages.
+func relHeaderLen(n int) int {
+	if n <= relCompactMax {
+		return relHeaderShort
+	}
+	return relHeaderLong
+}
+
+// appendRelHeader appends the section header for count messages from first.
+func appendRelHeader(b []byte, first Sequence, count int) []byte {
+	if count <= relCompactMax {
+		return append(b, byte(count)<<4|byte(first)&0x0F)
+	}
+	return append(b, 0, byte(first), byte(count))
+}
+
 // reliableQueue holds the unacknowledged reliable messages of the sending
 // side, copied into one buffer of at most MaxReliableBytes bytes.
 type reliableQueue struct {
-	first   Sequence // sequence of msgs[0]
-	n       int
-	msgs    [MaxReliableMessages]struct{ off, len int32 }
-	buf     []byte // the messages back to back; len(buf) = bytes in use
-	max     int
-	wireLen int // size of the reliable section carrying all n messages
+	first  Sequence // sequence of msgs[0]
+	n      int
+	msgs   [MaxReliableMessages]struct{ off, len int32 }
+	buf    []byte // the messages back to back; len(buf) = bytes in use
+	max    int
+	msgLen int // bytes of the n messages with their lengths, without the section header
+}
+
+// wireLen is the size of the reliable section carrying all n messages (0 if none).
+func (q *reliableQueue) wireLen() int {
+	if q.n == 0 {
+		return 0
+	}
+	return relHeaderLen(q.n) + q.msgLen
 }
 
 func (q *reliableQueue) init(maxBytes int) {
@@ -31,10 +71,7 @@ func (q *reliableQueue) push(msg []byte) bool {
 	q.msgs[q.n] = struct{ off, len int32 }{int32(len(q.buf)), int32(len(msg))}
 	q.n++
 	q.buf = append(q.buf, msg...)
-	if q.n == 1 {
-		q.wireLen = reliableSectionHeader
-	}
-	q.wireLen += uvarintLen(uint64(len(msg))) + len(msg)
+	q.msgLen += uvarintLen(uint64(len(msg))) + len(msg)
 	return true
 }
 
@@ -51,7 +88,7 @@ func (q *reliableQueue) release(end Sequence) {
 		shift = int32(len(q.buf))
 	}
 	for i := range d {
-		q.wireLen -= uvarintLen(uint64(q.msgs[i].len)) + int(q.msgs[i].len)
+		q.msgLen -= uvarintLen(uint64(q.msgs[i].len)) + int(q.msgs[i].len)
 	}
 	copy(q.msgs[:], q.msgs[d:q.n])
 	q.n -= d
@@ -60,16 +97,12 @@ func (q *reliableQueue) release(end Sequence) {
 	}
 	q.buf = q.buf[:copy(q.buf, q.buf[shift:])]
 	q.first += Sequence(d)
-	if q.n == 0 {
-		q.wireLen = 0
-	}
 }
 
-// appendSection appends the reliable section: the first sequence (low 16
-// bits), the count, and each message with a uvarint length.
+// appendSection appends the reliable section: the header (first sequence's
+// low bits and the count), then each message with a uvarint length.
 func (q *reliableQueue) appendSection(b []byte) []byte {
-	b = binary.LittleEndian.AppendUint16(b, uint16(q.first))
-	b = append(b, byte(q.n))
+	b = appendRelHeader(b, q.first, q.n)
 	for i := range q.n {
 		m := q.msgs[i]
 		b = binary.AppendUvarint(b, uint64(m.len))

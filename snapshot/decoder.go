@@ -124,8 +124,8 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 
 	// Entities: written ones are flagged with a skip over the omitted.
 	next := -1 // PVS index of the next written entity; -1: none left
-	if r.ReadBool() {
-		next = readSkip(r)
+	if k, end := readNext(r); !end {
+		next = k
 	}
 	for i, n := range s.members {
 		if next >= len(s.members) {
@@ -172,8 +172,8 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 		d.addEntity(s, &es, st, nb)
 		p.addEnt(n, es.Type, st, nb)
 		next = -1
-		if r.ReadBool() {
-			next = i + 1 + readSkip(r)
+		if k, end := readNext(r); !end {
+			next = i + 1 + k
 		}
 	}
 	if err := r.Err(); err != nil {
@@ -206,11 +206,12 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 	// Other players' commands.
 	prev := -1
 	var last game.UserCmd
-	for r.ReadBool() {
-		j := prev + 1 + readSkip(r)
-		if r.Err() != nil {
+	for {
+		k, end := readNext(r)
+		if end || r.Err() != nil {
 			break
 		}
+		j := prev + 1 + k
 		if j >= len(s.members) {
 			return fmt.Errorf("%w: command for PVS index %d of %d", ErrCorrupt, j, len(s.members))
 		}

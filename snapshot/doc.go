@@ -65,24 +65,22 @@
 //	  chunks      32×k   (only if changed) the new value of each changed chunk, ascending
 //	entities, for each entity of the PVS whose encoding differs from the base,
 //	ascending:
-//	  more            1  1
-//	  skip          1..15  PVS members passed over since the previous written
-//	                     entity (skip code: 0 → "0"; k≥1 → "1", class c (2 bits),
-//	                     k-1 in 2/4/7/12 bits for c = 0/1/2/3)
+//	  next         1..26 PVS members passed over since the previous written
+//	                     entity, k: "0" for k = 0, else "1" and ExpGolomb(k)
+//	                     (header.go, writeNext)
 //	  spawn           1  1 if the base has no state for the entity or one of
 //	                     another type; the delta is then against an empty state
 //	  type      TypeBits  (only if spawn) Registry.TypeBits() = BitsFor(MaxID)
 //	  delta          ..  the entity's WriteSnapshot through a DeltaWriter:
 //	                     per variable 0, or 1 and its encoding
-//	  more            1  0: end of entities
+//	  end             2  "11": end of entities
 //	non-PVS states, for each StateID in order:
 //	  changed         1  then, if 1, the state's delta as for entities
 //	other players' latest commands, for each in the PVS, ascending:
-//	  more            1  1
-//	  skip          1..15  PVS members passed over since the previous command's entity
+//	  next         1..26 PVS members passed over since the previous command's entity
 //	  command     6..78  game.WriteUserCmdDelta against the previous command
 //	                     in this list (the first against the zero command)
-//	  more            1  0
+//	  end             2  "11"
 //	unreliable events, at most MaxEvents:
 //	  more            1  1
 //	  event     64+len   game.Event.Write: entity 12, id 8, frame 32, length 12, payload
@@ -91,7 +89,9 @@
 // An entity in the PVS and not written takes its base state; a written
 // entity that the base lacks must carry the spawn flag; entities leave the
 // client's view (removed or out of sight) by leaving the PVS. A snapshot in
-// which nothing changed costs HeaderBits + PVSBaseBits + 3 + NumStates bits.
+// which nothing changed costs HeaderBits + PVSBaseBits + 5 + NumStates bits.
+// The next and end codes are ours (the paper does not say how a snapshot
+// names the entities it writes).
 //
 // The PVS changed flag is our improvement over the paper: DOOM III §4.2
 // always writes the 128-bit chunk mask ("if no entities entered or left the

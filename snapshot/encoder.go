@@ -173,7 +173,7 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 	if err != nil {
 		return err
 	}
-	w.WriteBool(false)
+	writeEnd(w)
 
 	// Non-PVS states (DOOM III §3.2, §8): a changed flag, then the delta.
 	for id, s := range in.States {
@@ -211,14 +211,13 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 		if j == len(e.members) || e.members[j].num != c.Entity {
 			continue
 		}
-		w.WriteBool(true)
-		writeSkip(w, j-prev-1)
+		writeNext(w, j-prev-1)
 		if err := game.WriteUserCmdDelta(w, &last, &c.Cmd); err != nil {
 			return fmt.Errorf("snapshot: command of entity %d: %w", c.Entity, err)
 		}
 		last, prev = c.Cmd, j
 	}
-	w.WriteBool(false)
+	writeEnd(w)
 
 	// Unreliable events: written once, lost with the snapshot (DOOM III §8).
 	for i := range in.Events {
@@ -263,8 +262,7 @@ func (e *Encoder) writeEntities(w *bitmsg.Writer, p *pending) error {
 		btyp, bstate, bbits := e.base.Entity(m.num)
 		spawn := btyp != m.typ
 		mark := w.Len()
-		w.WriteBool(true)
-		writeSkip(w, i-prev-1)
+		writeNext(w, i-prev-1)
 		w.WriteBool(spawn)
 		if spawn {
 			w.WriteBits(uint32(m.typ), e.typeBits)
@@ -308,8 +306,7 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 				continue // unchanged: omitted
 			}
 		}
-		w.WriteBool(true)
-		writeSkip(w, i-prev-1)
+		writeNext(w, i-prev-1)
 		w.WriteBool(spawn)
 		if spawn {
 			w.WriteBits(uint32(m.typ), e.typeBits)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"time"
 
 	"github.com/snapwire/snapwire/bitmsg"
@@ -148,50 +149,71 @@ func ParseApplyMessage(b []byte) (ApplyMessage, int, error) {
 	return ApplyMessage{Seq: Seq(binary.LittleEndian.Uint32(b))}, ApplyMessageLen, nil
 }
 
-// The skip code: how many PVS members to pass over before the next written
-// entity (or command). 0 is the single bit 0; k >= 1 is a 1 bit, a 2-bit
-// class c and k-1 in skipWidth[c] bits (the smallest class that holds it):
+// The list codes (ours: the paper does not say how a snapshot names the
+// entities it writes). The entity list and the command list are each a
+// sequence of "next" codes, one before every entry, and an end code; a next
+// code says how many PVS members to pass over (k, the skip) before the
+// entry:
 //
-//	k = 0          1 bit
-//	k = 1..4       5 bits
-//	k = 5..16      7 bits
-//	k = 17..128   10 bits
-//	k = 129..4096 15 bits
-var skipWidth = [4]int{2, 4, 7, 12}
+//	skip 0          "0"                          1 bit
+//	skip k >= 1     "1" then ExpGolomb(k)        4 bits for k = 1..2, 6 for 3..6,
+//	                                             8 for 7..14, ..., 24 for 2047..4094,
+//	                                             26 for 4095
+//	end of list     "1" then ExpGolomb(0) = "11" 2 bits
+//
+// ExpGolomb(v) (order 0): with x = v+1 of n+1 significant bits, n zero bits,
+// a one bit, then the n low bits of x (LSB first, as bitmsg writes). A skip
+// of 0 is the most common (consecutive PVS members changing), so it costs
+// one bit, and an entity costs its skip code only: no "more" bit per entry.
+const maxSkipExp = 12 // a skip is below game.MaxEntities = 4096: x <= 4096 has n <= 12
 
-func skipClass(v int) int {
-	switch {
-	case v < 1<<2:
-		return 0
-	case v < 1<<4:
-		return 1
-	case v < 1<<7:
-		return 2
-	}
-	return 3
+// badSkip is what readNext returns for a malformed code: larger than any
+// PVS, so the caller reports it as an index beyond the PVS.
+const badSkip = 1 << 20
+
+func expGolombCode(v int) (code uint32, n int) {
+	x := uint32(v + 1)
+	n = bits.Len32(x) - 1
+	return 1<<n | (x&(1<<n-1))<<(n+1), 2*n + 1
 }
 
-func writeSkip(w *bitmsg.Writer, k int) {
+// writeNext writes the next code for skip k (0 <= k < game.MaxEntities).
+func writeNext(w *bitmsg.Writer, k int) {
 	if k == 0 {
 		w.WriteBits(0, 1)
 		return
 	}
-	c := skipClass(k - 1)
-	w.WriteBits(1|uint32(c)<<1|uint32(k-1)<<3, 3+skipWidth[c])
+	c, n := expGolombCode(k)
+	w.WriteBits(1|c<<1, 1+n)
 }
 
-// skipBits returns the size of the skip code for k.
-func skipBits(k int) int {
+// writeEnd writes the end-of-list code.
+func writeEnd(w *bitmsg.Writer) { w.WriteBits(0b11, 2) }
+
+// nextBits returns the size of the next code for skip k.
+func nextBits(k int) int {
 	if k == 0 {
 		return 1
 	}
-	return 3 + skipWidth[skipClass(k-1)]
+	_, n := expGolombCode(k)
+	return 1 + n
 }
 
-func readSkip(r *bitmsg.Reader) int {
+// readNext reads a next or end code: the skip, or end. A malformed code (more
+// than maxSkipExp leading zeros) gives badSkip; a read past the end gives
+// skip 0 and leaves the error in r.
+func readNext(r *bitmsg.Reader) (skip int, end bool) {
 	if !r.ReadBool() {
-		return 0
+		return 0, false
 	}
-	c := r.ReadBits(2)
-	return int(r.ReadBits(skipWidth[c&3])) + 1
+	n := 0
+	for !r.ReadBool() {
+		if n++; n > maxSkipExp {
+			return badSkip, false
+		}
+	}
+	if n == 0 {
+		return 0, true // ExpGolomb(0)
+	}
+	return 1<<n | int(r.ReadBits(n)) - 1, false
 }

@@ -118,27 +118,58 @@ func TestPVSDeltaRandom(t *testing.T) {
 	}
 }
 
-func TestSkipCode(t *testing.T) {
-	w := bitmsg.NewWriter(make([]byte, 1<<14))
+func TestNextCode(t *testing.T) {
+	w := bitmsg.NewWriter(make([]byte, 1<<15))
 	total := 0
-	for k := 0; k <= game.MaxEntities; k++ {
-		writeSkip(w, k)
-		total += skipBits(k)
+	for k := 0; k < game.MaxEntities; k++ {
+		writeNext(w, k)
+		total += nextBits(k)
 	}
-	for k, want := range map[int]int{0: 1, 1: 5, 4: 5, 5: 7, 16: 7, 17: 10, 128: 10, 129: 15, 4096: 15} {
-		if skipBits(k) != want {
-			t.Errorf("skipBits(%d) = %d, want %d", k, skipBits(k), want)
+	writeEnd(w)
+	total += 2
+	for k, want := range map[int]int{0: 1, 1: 4, 2: 4, 3: 6, 6: 6, 7: 8, 14: 8, 15: 10, 2046: 22, 2047: 24, 4094: 24, 4095: 26} {
+		if nextBits(k) != want {
+			t.Errorf("nextBits(%d) = %d, want %d", k, nextBits(k), want)
 		}
 	}
 	if w.Err() != nil || w.Len() != total {
 		t.Fatal(w.Err(), w.Len(), total)
 	}
 	r := bitmsg.NewReader(w.Bytes(), w.Len())
-	for k := 0; k <= game.MaxEntities; k++ {
-		if got := readSkip(r); got != k {
-			t.Fatalf("readSkip = %d, want %d", got, k)
+	for k := 0; k < game.MaxEntities; k++ {
+		if got, end := readNext(r); got != k || end {
+			t.Fatalf("readNext = %d, %v, want %d", got, end, k)
 		}
 	}
+	if _, end := readNext(r); !end || r.Err() != nil {
+		t.Fatalf("end code not read: %v", r.Err())
+	}
+	// Exact bits, LSB first: skip 0 "0", skip 1 "1 0 1 0", skip 5 "1 00 1 01"
+	// (x = 6 = 0b110: two zeros, the one, the low bits 0 then 1), end "11".
+	w = bitmsg.NewWriter(make([]byte, 8))
+	writeNext(w, 0)
+	writeNext(w, 1)
+	writeNext(w, 5)
+	writeEnd(w)
+	if got, want := bitsOf(w.Bytes(), w.Len()), "0"+"1010"+"100101"+"11"; got != want {
+		t.Fatalf("bits %s, want %s", got, want)
+	}
+	// More than 12 leading zeros is malformed.
+	w = bitmsg.NewWriter(make([]byte, 8))
+	w.WriteBits(1, 1)
+	w.WriteBits(0, 13)
+	w.WriteBits(1, 1)
+	if k, end := readNext(bitmsg.NewReader(w.Bytes(), w.Len())); k != badSkip || end {
+		t.Fatalf("malformed code read as %d, %v", k, end)
+	}
+}
+
+func bitsOf(b []byte, n int) string {
+	s := make([]byte, n)
+	for i := range n {
+		s[i] = '0' + b[i/8]>>(i%8)&1
+	}
+	return string(s)
 }
 
 func TestApplyMessage(t *testing.T) {

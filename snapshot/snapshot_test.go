@@ -78,9 +78,9 @@ func TestSnapshotExactBytes(t *testing.T) {
 	}
 	data, nbits := buildBits(t, enc, in)
 	wantBits := HeaderBits + 1 + 128 + 32 + // PVS changed flag, mask, one chunk
-		1 + skipBits(1) + 1 + (5 + 7) + 1 + // entity 1: more, skip 1, spawn 0, 5 flags + health; end
+		nextBits(1) + 1 + (5 + 7) + 2 + // entity 1: next (skip 1), spawn 0, 5 flags + health; end
 		1 + (1 + 1 + 1 + 3) + // state 0 unchanged; state 1: changed, ammo flag 0, weapon flag 1 + 3 bits
-		1 + skipBits(1) + 22 + 1 + // command of entity 1 (PVS index 1): buttons changed
+		nextBits(1) + 22 + 2 + // command of entity 1 (PVS index 1): buttons changed; end
 		1 + game.EventWireBits(0) + 1
 	if nbits != wantBits {
 		t.Fatalf("snapshot %d bits, want %d", nbits, wantBits)
@@ -88,15 +88,16 @@ func TestSnapshotExactBytes(t *testing.T) {
 	// Computed independently from the layout in doc.go, field by field:
 	// header (seq 1, age 1, frame 10, time 166, dup 0, lead 8), PVS changed
 	// flag 1, mask bit 0,
-	// chunk 0 = 0b11, entity 1 (more, skip 1, spawn 0, 0 0 0, 1 99, 0), end,
-	// states (0; 1 0 1 2), command (more, skip 1, 1 Buttons=1, 5×0), end,
+	// chunk 0 = 0b11, entity 1 (next 1010 = "1" ExpGolomb(1), spawn 0, 0 0 0,
+	// 1 99), end 11, states (0; 1 0 1 2), command (next 1010, 1 Buttons=1,
+	// 5×0), end 11,
 	// event (more, entity 0, id 3, frame 10, length 0), end.
 	want := []byte{
 		0x01, 0x00, 0x00, 0x00, 0x81, 0x02, 0x00, 0x00, 0x80, 0x29, 0x00, 0x00,
 		0x00, 0x00, 0x02, 0xc0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80,
-		0x01, 0x8e, 0x51, 0x0d, 0x03, 0x00, 0x80, 0x00, 0x30, 0xa0, 0x00, 0x00,
-		0x00, 0x00, 0x00, 0x00,
+		0x82, 0x63, 0xab, 0x6a, 0x00, 0x00, 0x38, 0x00, 0x0c, 0x28, 0x00, 0x00,
+		0x00, 0x00, 0x00,
 	}
 	if !bytes.Equal(data, want) {
 		t.Errorf("bytes\n%#v\nwant\n%#v", data, want)
@@ -154,7 +155,7 @@ func TestUnchangedEntityNeverWritten(t *testing.T) {
 		pvs.Add(n)
 	}
 	in := &Input{Frame: 1, PVS: &pvs, World: world, States: states}
-	trailer := 1 + reg.NumStates() + 1 + 1
+	trailer := 2 + reg.NumStates() + 2 + 1
 	// First snapshot: the base PVS is empty, so every non-empty chunk is sent.
 	data, nbits := buildBits(t, enc, in)
 	if want := HeaderBits + pvs.DeltaBits(&PVS{}) + trailer; nbits != want {
@@ -182,7 +183,7 @@ func TestUnchangedEntityNeverWritten(t *testing.T) {
 	if want := HeaderBits + PVSBaseBits + trailer; nbits != want {
 		t.Fatalf("unchanged snapshot %d bits, want %d", nbits, want)
 	}
-	if want := 126 + 1 + 5; HeaderBits+PVSBaseBits+trailer != want {
+	if want := 126 + 1 + 7; HeaderBits+PVSBaseBits+trailer != want {
 		t.Fatalf("layout constants changed: %d", HeaderBits+PVSBaseBits+trailer)
 	}
 }
@@ -226,10 +227,10 @@ func TestReenterCostsOnlyChangedFields(t *testing.T) {
 		if s.Entities[40].Spawn || !s.Entities[40].Changed {
 			t.Fatalf("re-entered entity %+v", s.Entities[40])
 		}
-		return nbits - HeaderBits - pvs.DeltaBits(&before) - (1 + reg.NumStates() + 1 + 1)
+		return nbits - HeaderBits - pvs.DeltaBits(&before) - (2 + reg.NumStates() + 2 + 1)
 	}
 	stayed, reentered := run(false), run(true)
-	want := 1 + skipBits(40) + 1 + 5 + 7 // more, skip over 40 members, spawn 0, 5 flags, health
+	want := nextBits(40) + 1 + 5 + 7 // next (skip over 40 members), spawn 0, 5 flags, health
 	if stayed != want || reentered != want {
 		t.Fatalf("entity bits: stayed %d, re-entered %d, want %d (full state would be %d)", stayed, reentered, want, testEntBits)
 	}

@@ -22,8 +22,19 @@ func TestBenchQuickJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
 		t.Fatalf("%v: %s", err, out.String())
 	}
-	if len(rows) != 2*3*4 {
+	// 2 scenarios x 3 loss rates x 5 encoders (doom3, doom3+huff, doom3-nozrle, quake3,
+	// quake3-nohuff)
+	if len(rows) != 2*3*5 {
 		t.Fatalf("%d rows", len(rows))
+	}
+	encoders := map[string]bool{}
+	for _, r := range rows {
+		encoders[r["encoder"].(string)] = true
+	}
+	for _, e := range []string{"doom3", "doom3+huff", "doom3-nozrle", "quake3", "quake3-nohuff"} {
+		if !encoders[e] {
+			t.Errorf("no %s rows", e)
+		}
 	}
 	for _, k := range []string{"scenario", "loss", "encoder", "bytes_mean", "bytes_p99", "kbps", "ns_per_client_snapshot", "allocs_per_snapshot"} {
 		if _, ok := rows[0][k]; !ok {
