@@ -12,7 +12,7 @@ import (
 
 	"github.com/snapwire/snapwire/q3/capture"
 	"github.com/snapwire/snapwire/q3/demo"
-	"github.com/snapwire/snapwire/q3/internal/oaserver"
+	"github.com/snapwire/snapwire/internal/oaserver"
 	"github.com/snapwire/snapwire/q3/msg"
 )
 

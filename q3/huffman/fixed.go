@@ -70,13 +70,54 @@ var (
 	fixedCode *Fixed
 )
 
-// FixedCode returns the fixed code, building it on first use (about a
-// million adaptive updates, a few milliseconds).
+// FixedCode returns the fixed code. The first call builds the encoder and
+// decoder from the generated table fixedCodes (fixed_codes.go), a few
+// microseconds; it is safe for concurrent use.
 func FixedCode() *Fixed {
-	fixedOnce.Do(func() { fixedCode = buildFixed() })
+	fixedOnce.Do(func() { fixedCode = buildFromCodes(&fixedCodes) })
 	return fixedCode
 }
 
+// buildFromCodes builds the fixed code from its codes alone: the decoding
+// tree is the canonical trie of the codes (each code inserted bit 0 first),
+// which decodes exactly like the engine's tree because a complete prefix
+// code has exactly one such trie. It panics on codes that are not a prefix
+// code (the table is generated, so that is a programming error).
+func buildFromCodes(codes *[symbolNYT + 1]codeEntry) *Fixed {
+	f := &Fixed{root: 0, nodes: make([]fixedNode, 1, 2*(symbolNYT+1)-1)}
+	f.nodes[0] = fixedNode{child: [2]int32{nilIdx, nilIdx}, symbol: symbolInternal}
+	for sym, e := range codes {
+		if e.n == 0 || e.n > 32 {
+			panic(fmt.Sprintf("huffman: fixed code of symbol %d has %d bits", sym, e.n))
+		}
+		nd := f.root
+		for i := range e.n {
+			if f.nodes[nd].symbol != symbolInternal {
+				panic(fmt.Sprintf("huffman: fixed code of symbol %d extends a shorter code", sym))
+			}
+			bit := e.bits >> i & 1
+			next := f.nodes[nd].child[bit]
+			if next == nilIdx {
+				next = int32(len(f.nodes))
+				f.nodes = append(f.nodes, fixedNode{child: [2]int32{nilIdx, nilIdx}, symbol: symbolInternal})
+				f.nodes[nd].child[bit] = next
+			}
+			nd = next
+		}
+		if f.nodes[nd].symbol != symbolInternal || f.nodes[nd].child != [2]int32{nilIdx, nilIdx} {
+			panic(fmt.Sprintf("huffman: fixed code of symbol %d collides with another code", sym))
+		}
+		f.nodes[nd].symbol = int32(sym)
+	}
+	f.fillTables(codes)
+	return f
+}
+
+// buildFixed derives the fixed code the engine's way (ioq3
+// MSG_initHuffman): feed every msg_hData frequency through the adaptive
+// tree, about a million updates (tens of milliseconds, over a second under
+// the race detector). Only the tests use it, to prove fixed_codes.go is
+// exactly this derivation.
 func buildFixed() *Fixed {
 	t := new(tree)
 	t.init()
@@ -90,7 +131,8 @@ func buildFixed() *Fixed {
 		nd := &t.nodes[i]
 		f.nodes[i] = fixedNode{child: [2]int32{nd.left, nd.right}, symbol: nd.symbol}
 	}
-	for sym := 0; sym <= symbolNYT; sym++ {
+	var codes [symbolNYT + 1]codeEntry
+	for sym := range codes {
 		leaf := t.loc[sym]
 		if leaf == nilIdx {
 			panic(fmt.Sprintf("huffman: symbol %d missing from the fixed tree", sym))
@@ -99,15 +141,25 @@ func buildFixed() *Fixed {
 		if n > 32 {
 			panic("huffman: fixed code longer than 32 bits")
 		}
-		f.enc[sym] = codeEntry{bits: bits, n: uint8(n)}
+		codes[sym] = codeEntry{bits: bits, n: uint8(n)}
+	}
+	f.fillTables(&codes)
+	return f
+}
+
+// fillTables sets the encoder table, the longest length and the lookup
+// table from the codes.
+func (f *Fixed) fillTables(codes *[symbolNYT + 1]codeEntry) {
+	f.enc = *codes
+	for sym, e := range codes {
+		n := int(e.n)
 		f.maxLen = max(f.maxLen, n)
 		if n <= lookupBits {
 			for hi := uint32(0); hi < 1<<(lookupBits-n); hi++ {
-				f.dec[bits|hi<<n] = decEntry{sym: uint16(sym), n: uint8(n)}
+				f.dec[e.bits|hi<<n] = decEntry{sym: uint16(sym), n: uint8(n)}
 			}
 		}
 	}
-	return f
 }
 
 // Code returns the code of sym: n bits, bit 0 first on the wire.
@@ -134,6 +186,12 @@ func (f *Fixed) Decode(peek uint64) (sym uint16, n int) {
 	if e.n != 0 {
 		return e.sym, int(e.n)
 	}
+	return f.walk(peek)
+}
+
+// walk decodes one symbol by walking the tree bit by bit (codes longer
+// than lookupBits).
+func (f *Fixed) walk(peek uint64) (sym uint16, n int) {
 	nd := f.root
 	for {
 		fn := &f.nodes[nd]

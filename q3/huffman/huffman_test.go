@@ -180,6 +180,8 @@ func FuzzDecompress(f *testing.F) {
 	})
 }
 
+// BenchmarkFixedBuild is the engine's derivation (adaptive updates from
+// msg_hData), which FixedCode used to run on first use.
 func BenchmarkFixedBuild(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {

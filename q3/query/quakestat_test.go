@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snapwire/snapwire/q3/internal/oaserver"
+	"github.com/snapwire/snapwire/internal/oaserver"
 )
 
 // TestQuakestat lists a Responder served on a 127.0.0.1 UDP socket with
