@@ -33,6 +33,9 @@ type DeltaWriter struct {
 	changed  bool
 	err      error
 	layout   *Layout // RecordLayout's target, or nil
+	// rec: recording a full state only (no base, no out, a layout): field takes the short path
+	// of recordField.
+	rec bool
 }
 
 // NewDeltaWriter returns a DeltaWriter; call Reset before use.
@@ -49,6 +52,7 @@ func (d *DeltaWriter) Reset(base []byte, baseBits int, out *Writer, state []byte
 	d.changed = false
 	d.err = nil
 	d.layout = nil
+	d.rec = false
 }
 
 // Changed reports whether any field differed from the base, or the new state's length differs
@@ -82,6 +86,10 @@ func (d *DeltaWriter) fail(err error) {
 // field is the delta primitive: one field of n bits (0..64) with encoding raw. The base is
 // compared a word at a time and the flag goes out with the value in one put.
 func (d *DeltaWriter) field(raw uint64, n int) {
+	if d.rec {
+		d.recordField(raw, n)
+		return
+	}
 	if d.err != nil {
 		return
 	}
@@ -110,6 +118,26 @@ func (d *DeltaWriter) field(raw uint64, n int) {
 		d.layout.fields = append(d.layout.fields, layoutField{kind: kindFixed, n: uint8(n)})
 	}
 	d.st.writeN(raw, n)
+}
+
+// recordField is field when only the state and its layout are written (RecordLayout with
+// no base and no out, as a FrameCache encodes an entity once per frame): no base to compare,
+// no flag bits; every field of non-zero width counts as changed, as field finds against an
+// empty base. delta_test.go compares it with the general path.
+func (d *DeltaWriter) recordField(raw uint64, n int) {
+	if d.err != nil {
+		return
+	}
+	if n > 0 {
+		d.changed = true
+	}
+	d.layout.fields = append(d.layout.fields, layoutField{kind: kindFixed, n: uint8(n)})
+	st := &d.st
+	if n <= 32 && st.err == nil && n <= st.capBits-st.pos*8-st.nacc {
+		st.put(raw&mask(n), n)
+		return
+	}
+	st.writeN(raw&mask(n), n)
 }
 
 func (d *DeltaWriter) emit(raw uint64, n int, err error) {

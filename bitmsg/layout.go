@@ -58,6 +58,7 @@ func (l *Layout) Bits() int {
 func (d *DeltaWriter) RecordLayout(l *Layout) {
 	l.Reset()
 	d.layout = l
+	d.rec = d.out == nil && d.baseBits == 0
 }
 
 // WriteDelta writes the delta of a full state against a base: state holds the state's nbits

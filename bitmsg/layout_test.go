@@ -171,3 +171,64 @@ func BenchmarkWriteDelta(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*entityFields), "ns/field")
 	b.ReportMetric(float64(out.Len()), "bits/entity")
 }
+
+// TestRecordFastPath: recording a full state with no base and no out (DeltaWriter.recordField)
+// gives the state bits, layout, Changed and error of the general field path (the same fields
+// written against an empty base with an out, whose delta is also checked to be a 1 bit and the
+// encoding per field), for random schemas, also when the state buffer overflows.
+func TestRecordFastPath(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	var lf, lg Layout
+	for iter := range 3000 {
+		ops := randOps(rng, 24)
+		vals := randVals(rng, ops)
+		size := 8192
+		if iter%3 == 0 {
+			size = rng.IntN(40)
+		}
+		fast := NewDeltaWriter()
+		fast.Reset(nil, 0, nil, make([]byte, size))
+		fast.RecordLayout(&lf)
+		if !fast.rec {
+			t.Fatal("recording without base and out did not take the fast path")
+		}
+		writeAll(fast, ops, vals)
+		gen := NewDeltaWriter()
+		out := NewWriter(make([]byte, 1<<14))
+		gen.Reset(nil, 0, out, make([]byte, size))
+		gen.RecordLayout(&lg)
+		if gen.rec {
+			t.Fatal("recording with an out took the fast path")
+		}
+		writeAll(gen, ops, vals)
+		fs, fn := fast.State()
+		gs, gn := gen.State()
+		if fn != gn || !bytes.Equal(fs, gs) || fast.Changed() != gen.Changed() || fast.Err() != gen.Err() {
+			t.Fatalf("iter %d ops %v: fast %d bits %x changed %v err %v; general %d bits %x changed %v err %v",
+				iter, ops, fn, fs, fast.Changed(), fast.Err(), gn, gs, gen.Changed(), gen.Err())
+		}
+		if fast.Err() == nil && (lf.Fields() != lg.Fields() || lf.Bits() != lg.Bits() || !slicesEqual(lf.fields, lg.fields)) {
+			t.Fatalf("iter %d: layouts differ: %v / %v", iter, lf.fields, lg.fields)
+		}
+	}
+	// Reset ends the fast path: a later entity with a base takes the general one.
+	d := NewDeltaWriter()
+	d.Reset(nil, 0, nil, make([]byte, 64))
+	d.RecordLayout(&lf)
+	d.Reset([]byte{1}, 8, nil, make([]byte, 64))
+	if d.rec {
+		t.Fatal("fast path kept after Reset")
+	}
+}
+
+func slicesEqual(a, b []layoutField) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -275,7 +275,13 @@ func (c *Channel) Send(now time.Duration, typ MessageType, payload []byte, emit 
 		if room > 0 {
 			c.stream = grow(c.stream, bodyLen)
 			binary.PutUvarint(c.stream, uint64(bodyLen))
-			if cb, err := zrle.Compress(c.stream[k:k+room], body, bodyLen*8, zrle.DefaultWordBits); err == nil {
+			// zrle.LowerBound is one pass of popcounts: when even the bound does not fit in
+			// room, Compress would fail with ErrShortBuffer, so it is not run (same choice).
+			cb, err := 0, zrle.ErrShortBuffer
+			if (zrle.LowerBound(body, bodyLen*8, zrle.DefaultWordBits)+7)/8 <= room {
+				cb, err = zrle.Compress(c.stream[k:k+room], body, bodyLen*8, zrle.DefaultWordBits)
+			}
+			if err == nil {
 				stream = c.stream[:k+(cb+7)/8]
 				flags |= flagCompressed
 			} else if hbytes >= 0 {

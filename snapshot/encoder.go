@@ -212,7 +212,7 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 			continue
 		}
 		writeNext(w, j-prev-1)
-		if err := game.WriteUserCmdDelta(w, &last, &c.Cmd); err != nil {
+		if err := writeCmdDelta(w, &last, &c.Cmd); err != nil {
 			return fmt.Errorf("snapshot: command of entity %d: %w", c.Entity, err)
 		}
 		last, prev = c.Cmd, j

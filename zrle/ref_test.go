@@ -139,6 +139,54 @@ func checkDifferential(t testing.TB, src []byte, srcBits, w int) {
 	if refBits != na || !bytes.Equal(ref, a[:(na+7)/8]) {
 		t.Fatalf("w=%d bits=%d: Compress differs from the bit-at-a-time reference", w, srcBits)
 	}
+	// LowerBound: the word-by-word count, never above Compress's bits, exact when every zero
+	// run fits one count.
+	lb, exact := refLowerBound(src, srcBits, w)
+	if got := LowerBound(src, srcBits, w); got != lb || got > na || (exact && got != na) {
+		t.Fatalf("w=%d bits=%d: LowerBound %d, want %d (exact %v), Compress %d", w, srcBits, got, lb, exact, na)
+	}
+	// Compress fails cleanly (early, without writing past dst) one byte short of its output
+	// and succeeds with exactly its output's bytes.
+	if nb := (na + 7) / 8; nb > 0 {
+		short := make([]byte, nb+8)
+		if _, err := Compress(short[:nb-1], src, srcBits, w); err != ErrShortBuffer {
+			t.Fatalf("w=%d bits=%d: %d bytes for %d: err %v", w, srcBits, nb-1, nb, err)
+		}
+		if bytes.ContainsFunc(short[nb-1:], func(r rune) bool { return r != 0 }) {
+			t.Fatalf("w=%d bits=%d: wrote past dst", w, srcBits)
+		}
+		if n, err := Compress(short[:nb], src, srcBits, w); err != nil || n != na {
+			t.Fatalf("w=%d bits=%d: exact dst: %d bits, err %v", w, srcBits, n, err)
+		}
+	}
+}
+
+// refLowerBound counts word by word: w bits per non-zero word, 2w per run of zero words; exact
+// reports whether no run is longer than one count covers (2^w words).
+func refLowerBound(src []byte, srcBits, w int) (lb int, exact bool) {
+	exact = true
+	run := 0
+	end := func() {
+		if run > 0 {
+			lb += 2 * w
+			exact = exact && run <= 1<<w
+		}
+		run = 0
+	}
+	for p := 0; p < srcBits; p += w {
+		word := 0
+		for b := p; b < min(p+w, srcBits); b++ {
+			word |= int(src[b/8]>>(b%8)&1) << (b - p)
+		}
+		if word != 0 {
+			end()
+			lb += w
+		} else {
+			run++
+		}
+	}
+	end()
+	return lb, exact
 }
 
 // FuzzCompressDifferential cross-checks Compress against both references.

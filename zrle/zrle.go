@@ -79,6 +79,9 @@ func Compress(dst, src []byte, srcBits, wordBits int) (dstBits int, err error) {
 	out := fastWriter{dst: dst}
 	run := 0 // zero words not yet written
 	for p := 0; p < srcBits; p += block {
+		if out.full {
+			return 0, ErrShortBuffer // dst ran out: stop now rather than at the end
+		}
 		var v uint64
 		if i := p >> 3; i+8 <= len(src) {
 			v = binary.LittleEndian.Uint64(src[i:]) >> uint(p&7)
@@ -149,6 +152,59 @@ func Compress(dst, src []byte, srcBits, wordBits int) (dstBits int, err error) {
 		return 0, ErrShortBuffer
 	}
 	return out.bits(), nil
+}
+
+// LowerBound returns a lower bound on the bits Compress writes for the first srcBits bits of
+// src with words of wordBits bits, in one pass that writes nothing: w bits per non-zero word
+// and 2w per run of zero words, which is exact unless a run is longer than 2^w words (it then
+// takes more than one count). A caller choosing between stages (netchan: zrle or Huffman, or
+// neither) skips Compress when even the bound cannot win. It returns 0 for an invalid word
+// size or length, as it does for srcBits == 0.
+func LowerBound(src []byte, srcBits, wordBits int) int {
+	if wordBits < MinWordBits || wordBits > MaxWordBits || srcBits <= 0 || srcBits > len(src)*8 {
+		return 0
+	}
+	w := uint(wordBits)
+	lanes := laneStarts[w]
+	div := &wordsIn[w]
+	block := int(div[56]) * wordBits
+	words, runs := 0, 0
+	prev := uint64(1) // 1: the word before this block was non-zero (or there is none)
+	for p := 0; p < srcBits; p += block {
+		var v uint64
+		if i := p >> 3; i+8 <= len(src) {
+			v = binary.LittleEndian.Uint64(src[i:]) >> uint(p&7)
+		} else {
+			for j := len(src) - 1; j >= i; j-- {
+				v = v<<8 | uint64(src[j])
+			}
+			v >>= uint(p & 7)
+		}
+		end := block
+		if left := srcBits - p; left < block {
+			v &= uint64(1)<<uint(left) - 1
+			end = int(div[left]) * wordBits
+			if end < left {
+				end += wordBits
+			}
+		} else {
+			v &= uint64(1)<<uint(block) - 1
+		}
+		t := v | v>>1
+		if w <= 4 {
+			t |= t >> (w - 2)
+		} else {
+			t |= t >> 2
+			t |= t >> (w - 4)
+		}
+		in := lanes & (uint64(1)<<uint(end) - 1)
+		nz := t & in
+		zl := ^nz & in
+		words += bits.OnesCount64(nz)
+		runs += bits.OnesCount64(zl & (nz<<w | prev)) // zero words after a non-zero one
+		prev = nz >> uint(uint(end)-w) & 1
+	}
+	return wordBits * (words + 2*runs)
 }
 
 // fastWriter writes an LSB-first bit stream through a 64-bit accumulator,
