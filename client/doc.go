@@ -52,10 +52,12 @@
 //
 // # Smoothing and statistics
 //
-// VisualOffset returns, per entity, the accumulated jump its predicted
-// position made at snapshots, decaying by SmoothDecay per frame: the
-// renderer adds it to blend corrections out. Positions come from the
-// optional Positioner interface. PredictedPosition returns what the client
+// VisualOffset returns, per entity, the accumulated jump its shown
+// position made at snapshots, decaying by SmoothDecay per frame (and
+// dropped once below 0.001): the renderer adds it to blend corrections out.
+// Interpolated entities get offsets too, when a snapshot arriving early
+// restarts their interpolation from a point other than the one on screen.
+// Positions come from the optional Positioner interface. PredictedPosition returns what the client
 // showed for an entity at a frame (last PredictionWindow frames), and Stats
 // the prediction error at each snapshot frame (self and others), the lead,
 // duplicated commands, snapshots received and lost, channel figures, and
