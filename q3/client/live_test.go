@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/oaserver"
 	"github.com/snapwire/snapwire/q3/capture"
 	"github.com/snapwire/snapwire/q3/demo"
-	"github.com/snapwire/snapwire/internal/oaserver"
 	"github.com/snapwire/snapwire/q3/msg"
 )
 

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/oaserver"
 	"github.com/snapwire/snapwire/netsim"
 	"github.com/snapwire/snapwire/q3/client"
-	"github.com/snapwire/snapwire/internal/oaserver"
 )
 
 // TestLiveProxy puts the proxy, with latency, jitter and 5% loss each
