@@ -2,24 +2,61 @@ package client
 
 import (
 	"context"
-	"errors"
 	"net"
 	"net/netip"
 	"time"
 
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/udprun"
 )
 
 // Runner runs a Client on a UDP socket in real time. One goroutine (Run's)
 // owns the core; a reader goroutine passes packets through a channel. The
 // wall clock exists only here: the core's now is the time since Run
-// started.
+// started. The loop is internal/udprun's.
 type Runner struct {
 	conn   *net.UDPConn
 	cl     *Client
 	server netip.AddrPort
-	calls  chan func(now time.Duration, c *Client)
+	loop   *udprun.Loop[udpCore]
 }
+
+// udpCore adapts a Client to udprun.Core: Run connects, plays until the
+// client is disconnected, and disconnects cleanly on cancellation.
+//
+// Packet buffers are reused once HandlePacket returns (udprun.Core). The
+// client keeps no slice of a packet: proto.Parse* copy strings and fixed
+// fields out of it (Accept.Settings is a string); netchan.Channel.Receive
+// copies fragments into its reassembly buffer and decompresses into its
+// own body buffer, and passes Handler slices valid only during the call;
+// the handler (client.go) reads snapshots and events through a
+// bitmsg.Reader, whose methods only copy out, and the snapshot decoder and
+// game.Event.Read copy entity states and event payloads into their own
+// buffers (the Reader's stale buffer is Reset before its next use);
+// Config.OnSnapshotData's data is documented as valid only during the
+// call.
+type udpCore struct {
+	c      *Client
+	server netip.AddrPort
+}
+
+func (u udpCore) Start(now time.Duration) { u.c.Connect(now, u.server) }
+
+// HandlePacket ignores from: the loop's filter passes only the server's
+// datagrams.
+func (u udpCore) HandlePacket(now time.Duration, from netip.AddrPort, pkt []byte) {
+	u.c.HandlePacket(now, pkt)
+}
+
+func (u udpCore) Advance(now time.Duration) (time.Duration, bool, error) {
+	u.c.Advance(now)
+	if u.c.State() == Disconnected {
+		return 0, true, u.c.Err()
+	}
+	return u.c.Next(), false, nil
+}
+
+func (u udpCore) Stop(now time.Duration) { u.c.Disconnect(now) }
 
 // Dial binds a UDP socket (on 127.0.0.1 when the server is on loopback,
 // else on all interfaces) and creates a client of game g for the server
@@ -41,7 +78,7 @@ func Dial(addr string, cfg Config, g game.Game, input InputSource) (*Runner, err
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{conn: conn, server: srv, calls: make(chan func(time.Duration, *Client))}
+	r := &Runner{conn: conn, server: srv}
 	r.cl, err = New(cfg, g, input, SendFunc(func(to netip.AddrPort, p []byte) {
 		conn.WriteToUDPAddrPort(p, to)
 	}))
@@ -49,80 +86,25 @@ func Dial(addr string, cfg Config, g game.Game, input InputSource) (*Runner, err
 		conn.Close()
 		return nil, err
 	}
+	r.loop = udprun.New(conn, udpCore{c: r.cl, server: srv}, udprun.Config{
+		Filter: func(from netip.AddrPort) bool { return fromServer(from, srv) },
+	})
 	return r, nil
+}
+
+// fromServer reports whether a datagram from from comes from the server
+// at srv (an IPv4-mapped address matches its IPv4 form).
+func fromServer(from, srv netip.AddrPort) bool {
+	return from.Addr().Unmap() == srv.Addr().Unmap() && from.Port() == srv.Port()
 }
 
 // Do runs f on the goroutine that owns the client and waits for it; false
 // if Run is not running.
 func (r *Runner) Do(ctx context.Context, f func(now time.Duration, c *Client)) bool {
-	done := make(chan struct{})
-	select {
-	case r.calls <- func(now time.Duration, c *Client) { f(now, c); close(done) }:
-	case <-ctx.Done():
-		return false
-	}
-	select {
-	case <-done:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	return r.loop.Do(ctx, func(now time.Duration, u udpCore) { f(now, u.c) })
 }
 
 // Run connects and plays until ctx is cancelled (then it disconnects
 // cleanly and returns nil) or the client is disconnected (it returns the
 // reason). It closes the socket and waits for its reader before returning.
-func (r *Runner) Run(ctx context.Context) error {
-	start := time.Now()
-	now := func() time.Duration { return time.Since(start) }
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	pkts := make(chan []byte, 256)
-	readerDone := make(chan struct{})
-	go func() {
-		defer close(readerDone)
-		buf := make([]byte, 2048)
-		for {
-			n, from, err := r.conn.ReadFromUDPAddrPort(buf)
-			if err != nil {
-				if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
-					return
-				}
-				continue
-			}
-			if from.Addr().Unmap() != r.server.Addr().Unmap() || from.Port() != r.server.Port() {
-				continue
-			}
-			select {
-			case pkts <- append([]byte(nil), buf[:n]...):
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	defer func() {
-		r.conn.Close()
-		<-readerDone
-	}()
-	r.cl.Connect(now(), r.server)
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			r.cl.Disconnect(now())
-			return nil
-		case p := <-pkts:
-			r.cl.HandlePacket(now(), p)
-		case f := <-r.calls:
-			f(now(), r.cl)
-		case <-timer.C:
-		}
-		r.cl.Advance(now())
-		if r.cl.State() == Disconnected {
-			return r.cl.Err()
-		}
-		d := r.cl.Next() - now()
-		timer.Reset(max(d, 0))
-	}
-}
+func (r *Runner) Run(ctx context.Context) error { return r.loop.Run(ctx) }

@@ -1,0 +1,77 @@
+package udprun_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/snapwire/snapwire/client"
+	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/testgame"
+	"github.com/snapwire/snapwire/proto"
+	"github.com/snapwire/snapwire/server"
+)
+
+// The two runners built on Loop keep their documented endings over real
+// sockets on 127.0.0.1: a client's Run returns the reason it was
+// disconnected, first for a refused connect, then for a server shutting
+// down (server.Run's cancellation sends the disconnects).
+func TestRunnersDisconnectReasons(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	srv, err := server.Listen("127.0.0.1:0", server.Config{Password: "pw"}, testgame.New(), testgame.DefaultSettings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, stopServer := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- srv.Run(sctx) }()
+	input := client.InputFunc(func(game.Frame) game.UserCmd { return game.UserCmd{} })
+
+	run := func(password string) (*client.Runner, chan error) {
+		r, err := client.Dial(srv.Addr().String(), client.Config{Password: password}, testgame.New(), input)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := make(chan error, 1)
+		go func() { res <- r.Run(ctx) }()
+		return r, res
+	}
+	wantReason := func(what string, res chan error, want proto.Reason) {
+		t.Helper()
+		select {
+		case err := <-res:
+			var ref *client.RefusedError
+			if !errors.As(err, &ref) || ref.Reason != want {
+				t.Errorf("%s: Run = %v, want reason %v", what, err, want)
+			}
+		case <-ctx.Done():
+			t.Fatalf("%s: client Run did not return", what)
+		}
+	}
+
+	_, res := run("wrong")
+	wantReason("wrong password", res, proto.ReasonWrongPassword)
+
+	r, res := run("pw")
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		var st client.Stats
+		r.Do(ctx, func(_ time.Duration, c *client.Client) { st = c.Stats() })
+		if st.SnapshotsReceived >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no snapshots: %+v", st)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stopServer()
+	if err := <-served; err != nil {
+		t.Errorf("server Run = %v", err)
+	}
+	wantReason("server shutdown", res, proto.ReasonShutdown)
+	if r.Do(ctx, func(time.Duration, *client.Client) {}) {
+		t.Error("Do after the client's Run returned true")
+	}
+}
