@@ -71,20 +71,22 @@ func getFixture(tb testing.TB, name string) *fixture {
 // doom3Loop builds client 0's snapshots over the recording again and again, acknowledging
 // the one two back (100 ms RTT at 20 Hz), and sends each with its "apply" messages through a
 // netchan.Channel, as a server does. The
-// frame's entity encodings are shared through a FrameCache filled with every client's PVS,
-// of which client 0 is charged its share (1/clients).
+// frame's entity and non-PVS state encodings are shared through a FrameCache filled with
+// every client's PVS and states, of which client 0 is charged its share (1/clients).
 type doom3Loop struct {
 	f     *fixture
 	cache snapshot.FrameCache
 	ns    float64 // time charged to client 0
-	enc   *snapshot.Encoder
-	w     *bitmsg.Writer
-	buf   []byte
-	link  *steadyLink
-	sts   []game.Snapshotter
-	cmds  []game.PlayerCmd
-	i     int
-	use   bool // the 256-entity PVS
+	// the parts of ns: the frame's share (Prepare), Build, and taking the ack and sending
+	prepNS, buildNS, sendNS float64
+	enc                     *snapshot.Encoder
+	w                       *bitmsg.Writer
+	buf                     []byte
+	link                    *steadyLink
+	sts                     []game.Snapshotter
+	cmds                    []game.PlayerCmd
+	i                       int
+	use                     bool // the 256-entity PVS
 }
 
 func newDoom3Loop(f *fixture, use256 bool) *doom3Loop {
@@ -110,7 +112,15 @@ func (l *doom3Loop) step(tb testing.TB) int {
 	if err := l.cache.Prepare(tk.Frame, tk.World, l.f.rec.Load.Registry(), all); err != nil {
 		tb.Fatal(err)
 	}
-	l.ns += float64(time.Since(start).Nanoseconds()) / float64(l.f.rec.Clients)
+	for c := range l.f.rec.Clients {
+		l.sts = states(tk.World, c, l.sts)
+		if err := l.cache.PrepareStates(tk.Frame, l.sts); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	d := float64(time.Since(start).Nanoseconds()) / float64(l.f.rec.Clients)
+	l.ns += d
+	l.prepNS += d
 	start = time.Now()
 	l.cmds = l.cmds[:0]
 	for _, pc := range tk.Cmds {
@@ -125,7 +135,9 @@ func (l *doom3Loop) step(tb testing.TB) int {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	l.ns += float64(time.Since(start).Nanoseconds())
+	d = float64(time.Since(start).Nanoseconds())
+	l.ns += d
+	l.buildNS += d
 	now := frameTime(tk.Frame)
 	var ack []byte
 	if h.Seq > 2 {
@@ -150,7 +162,9 @@ func (l *doom3Loop) step(tb testing.TB) int {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	l.ns += float64(time.Since(start).Nanoseconds())
+	d = float64(time.Since(start).Nanoseconds())
+	l.ns += d
+	l.sendNS += d
 	l.link.keep(h.Seq, pkt)
 	return len(pkt) - netchan.HeaderLen
 }
@@ -163,12 +177,15 @@ func benchDoom3(b *testing.B, name string, use256 bool) {
 	}
 	b.ReportAllocs()
 	bytes, n := 0, 0
-	l.ns = 0
+	l.ns, l.prepNS, l.buildNS, l.sendNS = 0, 0, 0, 0
 	for b.Loop() {
 		bytes += l.step(b)
 		n++
 	}
 	b.ReportMetric(l.ns/float64(n)/1000, "µs/client-snapshot")
+	b.ReportMetric(l.prepNS/float64(n)/1000, "µs-frame-share")
+	b.ReportMetric(l.buildNS/float64(n)/1000, "µs-build")
+	b.ReportMetric(l.sendNS/float64(n)/1000, "µs-ack+send")
 	b.ReportMetric(float64(bytes)/float64(n), "bytes/snapshot")
 }
 

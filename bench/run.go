@@ -1075,11 +1075,18 @@ func measureSteady(rec *Recording, t *Q3Tables, base *snapshot.CommonBase, o Opt
 				if pvsKind == "256" {
 					pvs, all = &pvs256[ti], &union256[ti]
 				}
-				// The shared part: every visible entity encoded once for the frame, a
-				// per-client share of it counted (as the Quake 3 frame fill below).
+				// The shared part: every visible entity and every client's non-PVS state
+				// instance (the scoreboard once) encoded once for the frame, a per-client
+				// share of it counted (as the Quake 3 frame fill below).
 				start := time.Now()
 				if err := b.cache.Prepare(tk.Frame, tk.World, reg, all); err != nil {
 					return nil, err
+				}
+				for c := range rec.Clients {
+					b.sts = states(tk.World, c, b.sts)
+					if err := b.cache.PrepareStates(tk.Frame, b.sts); err != nil {
+						return nil, err
+					}
 				}
 				frameNS := float64(time.Since(start).Nanoseconds()) / float64(rec.Clients)
 				b.cmds = b.cmds[:0]

@@ -115,7 +115,7 @@ func (d *DeltaWriter) field(raw uint64, n int) {
 		d.changed = true
 	}
 	if d.layout != nil {
-		d.layout.fields = append(d.layout.fields, layoutField{kind: kindFixed, n: uint8(n)})
+		d.layout.addFixed(n)
 	}
 	d.st.writeN(raw, n)
 }
@@ -131,7 +131,7 @@ func (d *DeltaWriter) recordField(raw uint64, n int) {
 	if n > 0 {
 		d.changed = true
 	}
-	d.layout.fields = append(d.layout.fields, layoutField{kind: kindFixed, n: uint8(n)})
+	d.layout.addFixed(n)
 	st := &d.st
 	if n <= 32 && st.err == nil && n <= st.capBits-st.pos*8-st.nacc {
 		st.put(raw&mask(n), n)
@@ -215,6 +215,7 @@ func deltaBytes[T bytestr](d *DeltaWriter, lenBits, maxLen int, p T) {
 	}
 	if d.layout != nil {
 		d.layout.fields = append(d.layout.fields, layoutField{kind: kindBytes, n: uint8(lenBits), length: int32(len(p)), maxLen: int32(maxLen)})
+		d.layout.wide++
 	}
 	if d.st.reserve(total) {
 		if lenBits > 0 {

@@ -32,10 +32,25 @@ type layoutField struct {
 // memory.
 type Layout struct {
 	fields []layoutField
+	// narrowBits: the total width of the fixed fields of up to 56 bits; wide: the number of
+	// other fields (byte strings, wider fixed fields). With wide == 0, WriteDelta can check
+	// the whole state's bounds once (writeDeltaNarrow).
+	narrowBits int
+	wide       int
 }
 
 // Reset empties the layout, keeping its memory.
-func (l *Layout) Reset() { l.fields = l.fields[:0] }
+func (l *Layout) Reset() { l.fields, l.narrowBits, l.wide = l.fields[:0], 0, 0 }
+
+// addFixed records a fixed field of n bits.
+func (l *Layout) addFixed(n int) {
+	l.fields = append(l.fields, layoutField{kind: kindFixed, n: uint8(n)})
+	if n <= 56 {
+		l.narrowBits += n
+	} else {
+		l.wide++
+	}
+}
 
 // Fields returns the number of fields recorded.
 func (l *Layout) Fields() int { return len(l.fields) }
@@ -79,6 +94,12 @@ func (w *Writer) WriteDelta(l *Layout, state []byte, nbits int, base []byte, bas
 		w.writeDelta(l, state, base, baseBits, false)
 		return
 	}
+	// The fastest path: only fixed fields of up to 56 bits, the base at least as long as the
+	// state, and a word to spare after both: no per-field bounds to check.
+	if ln := l.narrowBits; l.wide == 0 && ln <= baseBits && ln>>3+8 <= len(state) && ln>>3+8 <= len(base) {
+		w.writeDeltaNarrow(l.fields, state, base)
+		return
+	}
 	// The fast path: fixed fields of up to 56 bits whose state and base bits lie a word away
 	// from the ends of their slices are read with one load each; runs of unchanged fields go
 	// out as one put of zeros.
@@ -114,6 +135,51 @@ func (w *Writer) WriteDelta(l *Layout, state []byte, nbits int, base []byte, bas
 		} else {
 			w.put((raw<<1|1)&0xFFFFFFFF, 32)
 			w.put(raw>>31, n-31)
+		}
+	}
+	w.put(0, zeros)
+}
+
+// writeDeltaNarrow is WriteDelta's loop for a layout of fixed fields of up to 56 bits each,
+// whose state and base (at least as long) have a word to spare after the state's bits. It holds
+// a window of the state's bits and of state XOR base (both from one word load each, at least 57
+// bits) and takes field after field off its low end, reloading when the next field does not
+// fit. Runs of unchanged fields go out as one put of zeros. The worst case must fit in w.
+func (w *Writer) writeDeltaNarrow(fields []layoutField, state, base []byte) {
+	p, zeros := uint(0), 0
+	var sw, d uint64 // the state's bits from p on, and state XOR base
+	avail := uint(0) // bits of the window left
+	for i := range fields {
+		n := uint(fields[i].n) & 63
+		if n > avail { // n > 0, so the field starts inside the state: the word is in bounds
+			sh := p & 7
+			sw = binary.LittleEndian.Uint64(state[p>>3:]) >> sh
+			d = sw ^ binary.LittleEndian.Uint64(base[p>>3:])>>sh
+			avail = 64 - sh
+		}
+		m := uint64(1)<<n - 1
+		p += n
+		avail -= n
+		changed := d&m != 0
+		raw := sw & m
+		d >>= n
+		sw >>= n
+		if !changed {
+			if zeros++; zeros == 32 {
+				w.put(0, 32)
+				zeros = 0
+			}
+			continue
+		}
+		if zeros > 0 {
+			w.put(0, zeros)
+			zeros = 0
+		}
+		if n < 32 {
+			w.put(raw<<1|1, int(n)+1)
+		} else {
+			w.put((raw<<1|1)&0xFFFFFFFF, 32)
+			w.put(raw>>31, int(n)-31)
 		}
 	}
 	w.put(0, zeros)

@@ -232,3 +232,50 @@ func slicesEqual(a, b []layoutField) bool {
 	}
 	return true
 }
+
+// TestWriteDeltaNarrowLong: long layouts of narrow fixed fields only (up to 200 fields, so
+// several 64-field chunks and runs of more than 32 unchanged fields), against bases of the same
+// schema with few, some or all fields changed, padded so that writeDeltaNarrow runs: the bits
+// are the DeltaWriter's.
+func TestWriteDeltaNarrowLong(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	narrow := []opKind{opBits, opInt, opBool, opUint8, opUint16, opUint32, opRangedInt, opRangedFloat, opFloat, opHalf, opAngle16, opAngle8}
+	var l Layout
+	ran := 0
+	for iter := range 600 {
+		ops := make([]op, rng.IntN(201))
+		for i := range ops {
+			ops[i] = op{kind: narrow[rng.IntN(len(narrow))], param: uint8(rng.Uint32())}
+		}
+		vals := randVals(rng, ops)
+		state, nbits := fullState(t, ops, vals, &l)
+		bv := append([]val(nil), vals...)
+		p := []int{0, 2, 30, 100}[iter%4]
+		for i := range bv {
+			if rng.IntN(100) < p {
+				bv[i] = randVal(rng, ops[i])
+			}
+		}
+		base, baseBits := plainState(t, ops, bv)
+		pad := []byte{0xFF, 0, 0x5A, 1, 2, 3, 4, 5, 6}
+		state = append(append([]byte(nil), state...), pad...)
+		base = append(append([]byte(nil), base...), pad...)
+		if l.wide == 0 && l.narrowBits == nbits && nbits <= baseBits {
+			ran++
+		}
+		want := NewWriter(make([]byte, 8192))
+		want.WriteBits(uint32(iter), 1+iter%7)
+		got := NewWriter(make([]byte, 8192))
+		got.WriteBits(uint32(iter), 1+iter%7)
+		d := NewDeltaWriter()
+		d.Reset(base, baseBits, want, make([]byte, 8192))
+		writeAll(d, ops, vals)
+		got.WriteDelta(&l, state, nbits, base, baseBits)
+		if got.Len() != want.Len() || got.Err() != want.Err() || !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Fatalf("iter %d: %d fields, %d%% changed: layout path %d bits, DeltaWriter %d bits", iter, len(ops), p, got.Len(), want.Len())
+		}
+	}
+	if ran < 500 {
+		t.Fatalf("weak test: the narrow path ran %d times of 600", ran)
+	}
+}

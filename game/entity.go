@@ -146,5 +146,12 @@ type Game interface {
 	// State returns client c's instance of non-PVS state id (a game state
 	// may be shared by all clients, a player state is per client). On the
 	// client c is the local client.
+	//
+	// The server encodes each instance once per frame and shares the
+	// encoding among the clients that get the same instance (keyed by the
+	// instance: its type and pointer), as it does for entities. So between
+	// RunFrame calls an instance's contents must not depend on which client
+	// asked: return distinct instances for distinct contents, never one
+	// scratch object refilled per client.
 	State(c ClientNum, id StateID) Snapshotter
 }

@@ -154,6 +154,7 @@ type Channel struct {
 	relSentEnd Sequence // reliable messages below this have been sent at least once
 	body       []byte
 	stream     []byte
+	hstream    []byte // the body Huffman coded (Config.Huffman), after its length
 	packet     []byte
 	clear      time.Duration // rate control: when the bytes sent so far have drained
 	burst      time.Duration
@@ -268,7 +269,10 @@ func (c *Channel) Send(now time.Duration, typ MessageType, payload []byte, emit 
 		room := bodyLen - 1 - k // the compressed stream must beat the body
 		hbytes := -1
 		if c.cfg.Huffman && room > 0 {
-			if hb := (huffBits(body) + 7) / 8; hb <= room {
+			// Coded straight into its own buffer (room for the longest codes): the coder's
+			// length is the size, with no counting pass before it.
+			c.hstream = grow(c.hstream, k+(bodyLen*HuffmanMaxBits+7)/8)
+			if hb := huffEncode(c.hstream[k:], body); hb <= room {
 				hbytes, room = hb, hb // zrle must now do at least as well
 			}
 		}
@@ -285,7 +289,8 @@ func (c *Channel) Send(now time.Duration, typ MessageType, payload []byte, emit 
 				stream = c.stream[:k+(cb+7)/8]
 				flags |= flagCompressed
 			} else if hbytes >= 0 {
-				stream = c.stream[:k+huffEncode(c.stream[k:k+hbytes], body)]
+				binary.PutUvarint(c.hstream, uint64(bodyLen))
+				stream = c.hstream[:k+hbytes]
 				flags |= flagHuffman
 			}
 		}

@@ -29,6 +29,9 @@ type huffEntry struct {
 
 var (
 	huffEnc [256]huffEntry
+	// huffPack is huffEnc packed for huffEncode: the code in the low 16
+	// bits, its length above.
+	huffPack [256]uint32
 	// huffDec maps the next HuffmanMaxBits bits of the stream to the byte
 	// (low 8 bits) and its code length (high bits).
 	huffDec [1 << HuffmanMaxBits]uint16
@@ -68,6 +71,7 @@ func huffBuild(lengths *[256]uint8) error {
 			rev |= (c >> (int(l) - 1 - i) & 1) << i
 		}
 		huffEnc[s] = huffEntry{code: uint16(rev), len: l}
+		huffPack[s] = uint32(rev) | uint32(l)<<16
 		for x := rev; x < 1<<HuffmanMaxBits; x += 1 << l {
 			huffDec[x] = uint16(s) | uint16(l)<<8
 		}
@@ -89,10 +93,35 @@ func huffBits(src []byte) int {
 
 // huffEncode writes src Huffman coded into dst, which must hold
 // (huffBits(src)+7)/8 bytes, the last byte padded with zero bits, and
-// returns the number of bytes written.
+// returns the number of bytes written. Four codes (at most 48 bits) are
+// joined and stored with one 8-byte store while 8 bytes of dst are left;
+// huffEncodeFrom, the byte-at-a-time coder, finishes (huffman_test.go
+// compares the two).
 func huffEncode(dst, src []byte) int {
 	var acc uint64
-	var n uint
+	var n uint // pending bits in acc, < 8 between groups
+	pos, i := 0, 0
+	for ; i+4 <= len(src) && pos+8 <= len(dst); i += 4 {
+		s := src[i : i+4 : i+4]
+		e0, e1, e2, e3 := huffPack[s[0]], huffPack[s[1]], huffPack[s[2]], huffPack[s[3]]
+		l0 := uint(e0>>16) & 15
+		l01 := l0 + uint(e1>>16)&15
+		l012 := l01 + uint(e2>>16)&15
+		v := uint64(e0&0xFFFF) | uint64(e1&0xFFFF)<<l0 | uint64(e2&0xFFFF)<<(l01&63) | uint64(e3&0xFFFF)<<(l012&63)
+		acc |= v << (n & 7)
+		n = n&7 + l012 + uint(e3>>16)&15
+		binary.LittleEndian.PutUint64(dst[pos:], acc)
+		pos += int(n >> 3)
+		acc >>= (n &^ 7) & 63
+	}
+	return pos + huffEncodeFrom(dst[pos:], src[i:], acc, n&7)
+}
+
+// huffEncodeRef is the byte-at-a-time Huffman coder (huffEncode's reference).
+func huffEncodeRef(dst, src []byte) int { return huffEncodeFrom(dst, src, 0, 0) }
+
+// huffEncodeFrom codes src after n < 32 pending bits acc.
+func huffEncodeFrom(dst, src []byte, acc uint64, n uint) int {
 	pos := 0
 	for _, b := range src {
 		e := huffEnc[b]

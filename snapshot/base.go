@@ -124,6 +124,13 @@ func (b *CommonBase) State(id game.StateID) (state []byte, nbits int) {
 	return b.arena[e.off : e.off+uint32(e.bits+7)/8], int(e.bits)
 }
 
+// stateWide is State with the slice running on to the end of the arena, so that reads of
+// whole words stay on bitmsg.Writer.WriteDelta's fast path.
+func (b *CommonBase) stateWide(id game.StateID) (state []byte, nbits int) {
+	e := &b.states[id]
+	return b.arena[e.off:], int(e.bits)
+}
+
 // MemoryBytes returns the memory the base holds: the entity table, the
 // state table and the arena's capacity.
 func (b *CommonBase) MemoryBytes() int {

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
@@ -16,6 +17,11 @@ import (
 // of a changed one from the two bit strings (bitmsg.Writer.WriteDelta), with no call into the
 // game. The bits are exactly those the per-client DeltaWriter path writes (cache_test.go).
 //
+// The non-PVS states (Input.States) are cached the same way, per instance rather than per
+// StateID (a scoreboard shared by every client is encoded once per frame, each client's own
+// statistics once each): Build writes a 0 bit for a state whose bits equal its base's and the
+// WriteDelta of a changed one (PrepareStates encodes them ahead, as Prepare does entities).
+//
 // The cache keys its contents on Input.Frame: a Build with another frame than the cache's
 // starts a new frame. The entities must not change between Builds of the same frame: a server
 // that changes entities outside its frame (a spawn on connect, say) calls Invalidate. The
@@ -28,6 +34,23 @@ type FrameCache struct {
 	ents  []cacheEntry
 	buf   []byte // the states of this generation, back to back
 	dw    bitmsg.DeltaWriter
+	// states holds the non-PVS state instances encoded this generation (the first nstates),
+	// in the order first seen.
+	states  []stateEntry
+	nstates int
+	stateIx map[[2]unsafe.Pointer]int32 // instance (ifaceWords) -> index in states
+}
+
+// stateEntry is one non-PVS state instance's encoding in the current generation. A state is
+// cached per instance (Snapshotter value), not per StateID: some states are shared by every
+// client (a scoreboard), some are each client's own (its statistics).
+type stateEntry struct {
+	// s is the instance; holding it keeps a pointer instance alive while cached, so that no
+	// other instance can take its address within the generation.
+	s      game.Snapshotter
+	bits   uint16
+	off    uint32 // in FrameCache.buf
+	layout bitmsg.Layout
 }
 
 // cacheEntry is one entity's encoding in the current generation.
@@ -50,6 +73,11 @@ func (c *FrameCache) Invalidate() {
 		c.gen = 1
 	}
 	c.buf = c.buf[:0]
+	for i := range c.states[:c.nstates] {
+		c.states[i].s = nil // do not keep the game's objects alive
+	}
+	c.nstates = 0
+	clear(c.stateIx) // keeps its memory
 }
 
 // begin makes the cache hold frame f.
@@ -112,3 +140,71 @@ func (c *FrameCache) entity(n game.EntityNum, world Entities, reg *game.Registry
 // state returns entry ce's state bits; the slice runs on past them to the end of the buffer's
 // capacity, so that reads of whole words stay on the fast path.
 func (c *FrameCache) state(ce *cacheEntry) []byte { return c.buf[ce.off:cap(c.buf)] }
+
+// PrepareStates encodes, for frame f, every non-PVS state instance of states that is not cached
+// yet, as the first Build to meet each would. A server may call it once per frame with every
+// client's states (the shared ones, like a scoreboard, once) to keep the shared work in one
+// place; Build does it lazily otherwise.
+func (c *FrameCache) PrepareStates(f game.Frame, states []game.Snapshotter) error {
+	c.begin(f)
+	for id, s := range states {
+		if _, err := c.stateOf(s, nil); err != nil {
+			return fmt.Errorf("snapshot: state %d: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// ifaceWords returns the two words of an interface value: its dynamic type (itab) and its
+// data word (the pointer for a pointer type, the boxed copy otherwise). Two values with the same
+// words hold the same value; unlike ==, comparing them never panics on an uncomparable dynamic
+// type, and it reads no type information (no reflection on the hot path).
+func ifaceWords(s *game.Snapshotter) [2]unsafe.Pointer {
+	return *(*[2]unsafe.Pointer)(unsafe.Pointer(s))
+}
+
+// stateOf returns instance s's cache entry for the current generation, encoding it if needed.
+// hint, when not nil, holds the entry's index last time (updated): a client's instances are
+// met in the same order frame after frame, so the lookup is one compare in steady state.
+func (c *FrameCache) stateOf(s game.Snapshotter, hint *int32) (*stateEntry, error) {
+	key := ifaceWords(&s)
+	if hint != nil {
+		if i := int(*hint); i >= 0 && i < c.nstates && ifaceWords(&c.states[i].s) == key {
+			return &c.states[i], nil
+		}
+	}
+	if i, ok := c.stateIx[key]; ok {
+		if hint != nil {
+			*hint = i
+		}
+		return &c.states[i], nil
+	}
+	if c.nstates == len(c.states) {
+		c.states = append(c.states, stateEntry{})
+	}
+	se := &c.states[c.nstates]
+	off := len(c.buf)
+	if cap(c.buf)-off < game.MaxStateBytes+8 {
+		nb := make([]byte, off, 2*cap(c.buf)+game.MaxStateBytes+8)
+		copy(nb, c.buf)
+		c.buf = nb
+	}
+	c.dw.Reset(nil, 0, nil, c.buf[off:off+game.MaxStateBytes])
+	c.dw.RecordLayout(&se.layout)
+	s.WriteSnapshot(&c.dw)
+	if err := c.dw.Err(); err != nil {
+		return nil, err
+	}
+	_, nbits := c.dw.State()
+	c.buf = c.buf[:off+(nbits+7)/8]
+	se.s, se.bits, se.off = s, uint16(nbits), uint32(off)
+	if hint != nil {
+		*hint = int32(c.nstates)
+	}
+	if c.stateIx == nil {
+		c.stateIx = make(map[[2]unsafe.Pointer]int32)
+	}
+	c.stateIx[key] = int32(c.nstates)
+	c.nstates++
+	return se, nil
+}

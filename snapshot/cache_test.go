@@ -66,19 +66,25 @@ func TestCachedBuildMatchesReference(t *testing.T) {
 		}
 		e.(*nameEnt).Name = "n"
 	}
-	states := newStates()
+	// The non-PVS states: one game state shared by every client, a player state of each
+	// client's own (FrameCache caches per instance).
+	shared := newStates()[0].(*gameState)
 	const clients = 4
 	type cl struct {
 		ref, fast *Encoder
 		dec       *Decoder
 		pvs       PVS
+		states    []game.Snapshotter
+		ps        *playerState
 	}
 	cls := make([]*cl, clients)
 	for i := range cls {
+		ps := &playerState{Ammo: 50}
+		states := []game.Snapshotter{shared, ps}
 		ref, dec := newPair(t, reg, world, states)
 		fast := NewEncoder(reg)
 		fast.Base().CopyFrom(ref.Base())
-		cls[i] = &cl{ref: ref, fast: fast, dec: dec}
+		cls[i] = &cl{ref: ref, fast: fast, dec: dec, states: states, ps: ps}
 		for n := range world.Entities() {
 			if rng.IntN(3) > 0 {
 				cls[i].pvs.Add(n)
@@ -89,6 +95,7 @@ func TestCachedBuildMatchesReference(t *testing.T) {
 	bufA, bufB := make([]byte, 1<<16), make([]byte, 1<<16)
 	var snap Snapshot
 	written, omittedSome := 0, false
+	statesWritten, statesSame := 0, 0
 	for tick := range 400 {
 		frame := game.Frame(tick + 1)
 		for n, e := range world.Entities() {
@@ -118,6 +125,20 @@ func TestCachedBuildMatchesReference(t *testing.T) {
 				world.Remove(n)
 			}
 		}
+		if rng.IntN(3) == 0 {
+			shared.Scores[rng.IntN(4)] += int32(rng.IntN(3))
+		}
+		if rng.IntN(5) == 0 {
+			shared.TimeLeft--
+		}
+		for _, c := range cls {
+			if rng.IntN(4) == 0 {
+				c.ps.Ammo = uint8(rng.IntN(4))
+			}
+			if rng.IntN(9) == 0 {
+				c.ps.Weapon = uint8(rng.IntN(8))
+			}
+		}
 		for range rng.IntN(3) {
 			n := game.EntityNum(rng.IntN(game.MaxEntities))
 			typ := []game.TypeID{entType, projType, nameType}[rng.IntN(3)]
@@ -135,7 +156,7 @@ func TestCachedBuildMatchesReference(t *testing.T) {
 					c.pvs.Add(n)
 				}
 			}
-			in := Input{Frame: frame, PVS: &c.pvs, World: world, States: states}
+			in := Input{Frame: frame, PVS: &c.pvs, World: world, States: c.states}
 			wa := bitmsg.NewWriter(bufA)
 			ha, err := c.ref.Build(wa, &in)
 			if err != nil {
@@ -154,6 +175,13 @@ func TestCachedBuildMatchesReference(t *testing.T) {
 				t.Fatalf("tick %d: decode: %v", tick, err)
 			}
 			written += len(snap.Entities)
+			for _, st := range snap.States {
+				if st.Changed {
+					statesWritten++
+				} else {
+					statesSame++
+				}
+			}
 			if len(snap.Entities) < c.pvs.Len()/2 {
 				omittedSome = true
 			}
@@ -176,8 +204,8 @@ func TestCachedBuildMatchesReference(t *testing.T) {
 			}
 		}
 	}
-	if written == 0 || !omittedSome {
-		t.Fatalf("weak test: %d entities written, omitted some %v", written, omittedSome)
+	if written == 0 || !omittedSome || statesWritten == 0 || statesSame == 0 {
+		t.Fatalf("weak test: %d entities written, omitted some %v; states written %d, unchanged %d", written, omittedSome, statesWritten, statesSame)
 	}
 }
 
@@ -290,3 +318,85 @@ func benchClients8(b *testing.B, cached bool) {
 
 func BenchmarkBuild256Clients8(b *testing.B)       { benchClients8(b, false) }
 func BenchmarkBuild256Clients8Cached(b *testing.B) { benchClients8(b, true) }
+
+// bytesState is a non-PVS state of an uncomparable type (a slice): the FrameCache must tell
+// its instances apart without ==, which would panic.
+type bytesState []uint8
+
+func (s bytesState) WriteSnapshot(w *bitmsg.DeltaWriter) {
+	for _, v := range s {
+		w.WriteUint8(v)
+	}
+}
+
+func (s bytesState) ReadSnapshot(r *bitmsg.DeltaReader) {
+	for i := range s {
+		s[i] = r.ReadUint8()
+	}
+}
+
+// TestFrameCacheStates: states cached per instance with PrepareStates (two clients' own
+// instances of an uncomparable type, one shared instance) give the reference path's bits, and
+// an instance changed within a frame is picked up only after Invalidate.
+func TestFrameCacheStates(t *testing.T) {
+	reg := game.NewRegistry()
+	reg.MustRegisterState(game.StateType{Name: "shared", New: func() game.Snapshotter { return &playerState{} }})
+	reg.MustRegisterState(game.StateType{Name: "own", New: func() game.Snapshotter { return bytesState{0, 0, 0} }})
+	shared := &playerState{Ammo: 9, Weapon: 2}
+	own := []bytesState{{1, 2, 3}, {4, 5, 6}}
+	var cache FrameCache
+	buf := make([]byte, 256)
+	for frame := range game.Frame(6) {
+		shared.Ammo++
+		own[frame%2][1]++
+		var all []game.Snapshotter
+		for c := range own {
+			all = append(all, shared, own[c])
+		}
+		if err := cache.PrepareStates(frame, all); err != nil {
+			t.Fatal(err)
+		}
+		for c := range own {
+			states := []game.Snapshotter{shared, own[c]}
+			ref, fast := NewEncoder(reg), NewEncoder(reg)
+			in := Input{Frame: frame, States: states}
+			wa := bitmsg.NewWriter(make([]byte, 256))
+			if _, err := ref.Build(wa, &in); err != nil {
+				t.Fatal(err)
+			}
+			in.Cache = &cache
+			wb := bitmsg.NewWriter(buf)
+			if _, err := fast.Build(wb, &in); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(wa.Bytes(), wb.Bytes()) || wa.Len() != wb.Len() {
+				t.Fatalf("frame %d client %d: cached %x, reference %x", frame, c, wb.Bytes(), wa.Bytes())
+			}
+		}
+	}
+	// A change within the frame: the cache keeps the frame's encoding until Invalidate.
+	build := func(c *FrameCache) []byte {
+		in := Input{Frame: 6, States: []game.Snapshotter{shared, own[0]}, Cache: c}
+		w := bitmsg.NewWriter(make([]byte, 256))
+		if _, err := NewEncoder(reg).Build(w, &in); err != nil {
+			t.Fatal(err)
+		}
+		return w.Bytes()
+	}
+	if err := cache.PrepareStates(6, []game.Snapshotter{shared, own[0]}); err != nil {
+		t.Fatal(err)
+	}
+	before := build(nil)
+	shared.Ammo++
+	after := build(nil)
+	if bytes.Equal(before, after) {
+		t.Fatal("weak test: the change does not show")
+	}
+	if got := build(&cache); !bytes.Equal(got, before) {
+		t.Fatalf("same frame without Invalidate: %x, want the cached %x", got, before)
+	}
+	cache.Invalidate()
+	if got := build(&cache); !bytes.Equal(got, after) {
+		t.Fatalf("after Invalidate: %x, want %x", got, after)
+	}
+}

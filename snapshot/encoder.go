@@ -46,13 +46,12 @@ type Input struct {
 	Cache *FrameCache
 }
 
-// member is a live entity of the PVS being written: its Entity, or (with a
-// FrameCache) its cached state.
+// member is a live entity of the PVS being written. It holds no pointer (its
+// Entity is in Encoder.ents, its cached state in the FrameCache's entry of
+// its number), so that filling the list costs no GC write barriers.
 type member struct {
 	num game.EntityNum
 	typ game.TypeID
-	ent game.Entity
-	ce  *cacheEntry
 }
 
 // Encoder builds the snapshots of one client on the server and keeps that
@@ -67,18 +66,23 @@ type Encoder struct {
 	dw       *bitmsg.DeltaWriter
 	pvs      PVS
 	members  []member
+	ents     []game.Entity // without a FrameCache: members[i]'s Entity
 	state    [game.MaxStateBytes]byte
+	// stateHint: per StateID, the index of this client's instance in the FrameCache's
+	// states last time (FrameCache.state).
+	stateHint []int32
 }
 
 // NewEncoder returns an encoder for one client with an empty base; call
 // Base().Init or Base().CopyFrom before the first Build.
 func NewEncoder(reg *game.Registry) *Encoder {
 	return &Encoder{
-		reg:      reg,
-		typeBits: reg.TypeBits(),
-		base:     NewCommonBase(reg.NumStates()),
-		next:     1,
-		dw:       bitmsg.NewDeltaWriter(),
+		reg:       reg,
+		typeBits:  reg.TypeBits(),
+		base:      NewCommonBase(reg.NumStates()),
+		next:      1,
+		dw:        bitmsg.NewDeltaWriter(),
+		stateHint: make([]int32, reg.NumStates()),
 	}
 }
 
@@ -111,10 +115,10 @@ func (e *Encoder) Build(w *bitmsg.Writer, in *Input) (Header, error) {
 	}
 	p := e.ring.start(h.Seq)
 	if err := e.build(w, in, &h, p); err != nil {
-		clear(e.members)
+		clear(e.ents)
 		return h, err
 	}
-	clear(e.members) // do not keep entities alive
+	clear(e.ents) // do not keep entities alive
 	p.valid = true
 	e.next++
 	return h, nil
@@ -125,7 +129,7 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 
 	// The PVS written is the client's PVS restricted to live entities.
 	e.pvs.Clear()
-	e.members = e.members[:0]
+	e.members, e.ents = e.members[:0], e.ents[:0]
 	cache := in.Cache
 	if cache != nil {
 		cache.begin(in.Frame)
@@ -145,7 +149,7 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 						continue
 					}
 					e.pvs[i] |= b
-					e.members = append(e.members, member{num: n, typ: ce.typ, ce: ce})
+					e.members = append(e.members, member{num: n, typ: ce.typ})
 					continue
 				}
 				ent, typ := in.World.Entity(n)
@@ -156,7 +160,8 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 					return fmt.Errorf("%w: entity %d has unregistered type %d", ErrInput, n, typ)
 				}
 				e.pvs[i] |= b
-				e.members = append(e.members, member{num: n, typ: typ, ent: ent})
+				e.members = append(e.members, member{num: n, typ: typ})
+				e.ents = append(e.ents, ent)
 			}
 		}
 	}
@@ -177,6 +182,12 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 
 	// Non-PVS states (DOOM III §3.2, §8): a changed flag, then the delta.
 	for id, s := range in.States {
+		if cache != nil {
+			if err := e.writeCachedState(w, cache, game.StateID(id), s, p); err != nil {
+				return err
+			}
+			continue
+		}
 		bstate, bbits := e.base.State(game.StateID(id))
 		mark := w.Len()
 		w.WriteBool(true)
@@ -269,7 +280,7 @@ func (e *Encoder) writeEntities(w *bitmsg.Writer, p *pending) error {
 			bstate, bbits = nil, 0
 		}
 		e.dw.Reset(bstate, bbits, w, e.state[:])
-		m.ent.WriteSnapshot(e.dw)
+		e.ents[i].WriteSnapshot(e.dw)
 		if err := e.dw.Err(); err != nil {
 			return fmt.Errorf("snapshot: entity %d (type %d): %w", m.num, m.typ, err)
 		}
@@ -297,8 +308,9 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 	prev := -1
 	for i := range e.members {
 		m := &e.members[i]
+		ce := &c.ents[m.num]
 		be := &e.base.ents[m.num]
-		st, nbits := c.state(m.ce), int(m.ce.bits)
+		st, nbits := c.state(ce), int(ce.bits)
 		spawn := be.typ != m.typ
 		if !spawn && int(be.bits) == nbits {
 			nb := uint32(nbits+7) / 8
@@ -306,13 +318,17 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 				continue // unchanged: omitted
 			}
 		}
-		writeNext(w, i-prev-1)
-		w.WriteBool(spawn)
+		// The next code and the spawn flag in one write (writeNext, then WriteBool).
+		code, n := nextCode(i - prev - 1)
+		if spawn {
+			code |= 1 << n
+		}
+		w.WriteBits(code, n+1)
 		if spawn {
 			w.WriteBits(uint32(m.typ), e.typeBits)
-			w.WriteDelta(&m.ce.layout, st, nbits, nil, 0)
+			w.WriteDelta(&ce.layout, st, nbits, nil, 0)
 		} else {
-			w.WriteDelta(&m.ce.layout, st, nbits, e.base.arena[be.off:], int(be.bits))
+			w.WriteDelta(&ce.layout, st, nbits, e.base.arena[be.off:], int(be.bits))
 		}
 		if err := w.Err(); err != nil {
 			return fmt.Errorf("snapshot: entity %d: %w", m.num, err)
@@ -320,5 +336,32 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 		p.addEnt(m.num, m.typ, st, nbits)
 		prev = i
 	}
+	return nil
+}
+
+// writeCachedState writes non-PVS state id of instance s from its cached encoding (encoded
+// once per frame per instance): a 0 bit when its bits equal the base's (the DeltaWriter would
+// find it unchanged), else a 1 bit and its delta by bitmsg.Writer.WriteDelta, which gives the
+// DeltaWriter's bits.
+func (e *Encoder) writeCachedState(w *bitmsg.Writer, c *FrameCache, id game.StateID, s game.Snapshotter, p *pending) error {
+	se, err := c.stateOf(s, &e.stateHint[id])
+	if err != nil {
+		return fmt.Errorf("snapshot: state %d: %w", id, err)
+	}
+	st, nbits := c.buf[se.off:cap(c.buf)], int(se.bits)
+	bstate, bbits := e.base.stateWide(id)
+	if bbits == nbits {
+		nb := (nbits + 7) / 8
+		if string(bstate[:nb]) == string(st[:nb]) {
+			w.WriteBool(false)
+			return nil
+		}
+	}
+	w.WriteBool(true)
+	w.WriteDelta(&se.layout, st, nbits, bstate, bbits)
+	if err := w.Err(); err != nil {
+		return fmt.Errorf("snapshot: state %d: %w", id, err)
+	}
+	p.addState(id, st, nbits)
 	return nil
 }

@@ -178,13 +178,16 @@ func expGolombCode(v int) (code uint32, n int) {
 }
 
 // writeNext writes the next code for skip k (0 <= k < game.MaxEntities).
-func writeNext(w *bitmsg.Writer, k int) {
+func writeNext(w *bitmsg.Writer, k int) { w.WriteBits(nextCode(k)) }
+
+// nextCode returns the next code for skip k (0 <= k < game.MaxEntities) and its
+// length, at most 26 bits, as writeNext writes it.
+func nextCode(k int) (code uint32, n int) {
 	if k == 0 {
-		w.WriteBits(0, 1)
-		return
+		return 0, 1
 	}
 	c, n := expGolombCode(k)
-	w.WriteBits(1|c<<1, 1+n)
+	return 1 | c<<1, 1 + n
 }
 
 // writeEnd writes the end-of-list code.
