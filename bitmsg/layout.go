@@ -292,3 +292,35 @@ func equalBitRuns(a []byte, pa int, b []byte, pb, n int) bool {
 	}
 	return n == 0 || peek(a, pa, n) == peek(b, pb, n)
 }
+
+// AppendSince appends to dst the bits written since bit start (0 <= start <= Len()), packed from
+// bit 0 of dst's next byte with the unused bits of the last byte zero, and returns the extended
+// slice and the number of bits. It lets a caller keep what one write produced (a delta) and
+// replay it into another message with WriteBitsFrom. start out of range appends nothing and
+// returns (dst, 0). Appending within dst's capacity allocates nothing.
+func (w *Writer) AppendSince(dst []byte, start int) ([]byte, int) {
+	n := w.Len() - start
+	if start < 0 || n <= 0 {
+		return dst, 0
+	}
+	w.Bytes() // flush the accumulator's bytes into buf (the writer's state is unchanged)
+	nb := (n + 7) / 8
+	off := len(dst)
+	dst = append(dst, make([]byte, nb)...)
+	out := dst[off:]
+	// peek reads whole words of buf where it can: bits past Len() are masked off.
+	sp, o, left := start, 0, n
+	for ; left >= 32; left -= 32 {
+		binary.LittleEndian.PutUint32(out[o:], uint32(peek(w.buf, sp, 32)))
+		sp += 32
+		o += 4
+	}
+	if left > 0 {
+		v := peek(w.buf, sp, left)
+		for ; o < len(out); o++ {
+			out[o] = byte(v)
+			v >>= 8
+		}
+	}
+	return dst, n
+}

@@ -279,3 +279,43 @@ func TestWriteDeltaNarrowLong(t *testing.T) {
 		t.Fatalf("weak test: the narrow path ran %d times of 600", ran)
 	}
 }
+
+// TestAppendSince keeps the bits of writes at every alignment and replays them with
+// WriteBitsFrom: the replayed message equals the original.
+func TestAppendSince(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 300 {
+		w := NewWriter(make([]byte, 256))
+		pre := rng.IntN(70)
+		for range pre {
+			w.WriteBool(rng.IntN(2) == 0)
+		}
+		start := w.Len()
+		for range rng.IntN(20) {
+			n := 1 + rng.IntN(32)
+			w.WriteBits(rng.Uint32(), n)
+		}
+		kept, n := w.AppendSince(make([]byte, 3, 64), start)
+		if n != w.Len()-start || len(kept) != 3+(n+7)/8 {
+			t.Fatalf("trial %d: %d bits in %d bytes, want %d bits", trial, n, len(kept), w.Len()-start)
+		}
+		if r := n & 7; r != 0 && kept[len(kept)-1]>>r != 0 {
+			t.Fatalf("trial %d: unused bits of the last byte set", trial)
+		}
+		re := NewWriter(make([]byte, 256))
+		re.WriteBitsFrom(w.Bytes(), start)
+		re.WriteBitsFrom(kept[3:], n)
+		if re.Err() != nil || re.Len() != w.Len() || !bytes.Equal(re.Bytes(), w.Bytes()) {
+			t.Fatalf("trial %d: replay %x, want %x", trial, re.Bytes(), w.Bytes())
+		}
+	}
+	w := NewWriter(make([]byte, 8))
+	w.WriteBits(5, 3)
+	if got, n := w.AppendSince(nil, 4); got != nil || n != 0 {
+		t.Fatalf("start past Len: %v %d", got, n)
+	}
+	buf := make([]byte, 0, 8)
+	if a := testing.AllocsPerRun(100, func() { buf, _ = w.AppendSince(buf[:0], 1) }); a != 0 {
+		t.Fatalf("%v allocations", a)
+	}
+}

@@ -254,8 +254,9 @@ func (w *Writer) Align() {
 }
 
 // WriteBitsFrom appends the first nbits bits of src (a stream in the same LSB-first order, for
-// example another Writer's Bytes()). nbits outside 0..len(src)*8 is ErrRange. When the writer
-// is byte aligned the bytes are copied; otherwise they go 32 bits at a time.
+// example another Writer's Bytes()). nbits outside 0..len(src)*8 is ErrRange. Long runs into a
+// byte-aligned writer are copied; otherwise the bits go 32 at a time (src may run on past nbits,
+// which lets the last read be a whole word).
 func (w *Writer) WriteBitsFrom(src []byte, nbits int) {
 	if nbits < 0 || nbits > len(src)*8 {
 		w.fail(ErrRange)
@@ -264,7 +265,40 @@ func (w *Writer) WriteBitsFrom(src []byte, nbits int) {
 	if !w.reserve(nbits) {
 		return
 	}
-	w.putBitsAt(src, 0, nbits)
+	if nbits >= 512 && w.nacc&7 == 0 {
+		w.putBitsAt(src, 0, nbits) // byte aligned: a copy
+		return
+	}
+	// 32 bits at a time from whole words of src (a short replay: a kept delta), the
+	// accumulator in locals: nacc < 32, so every 32 bits added flush 32.
+	acc, nacc, pos := w.acc, uint(w.nacc), w.pos
+	i := 0
+	for ; nbits >= 32; nbits -= 32 {
+		acc |= uint64(binary.LittleEndian.Uint32(src[i:])) << nacc
+		binary.LittleEndian.PutUint32(w.buf[pos:], uint32(acc))
+		pos += 4
+		acc >>= 32
+		i += 4
+	}
+	if nbits > 0 {
+		var v uint64
+		if i+4 <= len(src) {
+			v = uint64(binary.LittleEndian.Uint32(src[i:]))
+		} else {
+			for j := len(src) - 1; j >= i; j-- {
+				v = v<<8 | uint64(src[j])
+			}
+		}
+		acc |= (v & mask(nbits)) << nacc
+		nacc += uint(nbits)
+		if nacc >= 32 {
+			binary.LittleEndian.PutUint32(w.buf[pos:], uint32(acc))
+			pos += 4
+			acc >>= 32
+			nacc -= 32
+		}
+	}
+	w.acc, w.nacc, w.pos = acc, int(nacc), pos
 }
 
 // Truncate rolls the message back to its first nbits bits, 0 <= nbits <= Len() (else

@@ -17,6 +17,11 @@ import (
 // of a changed one from the two bit strings (bitmsg.Writer.WriteDelta), with no call into the
 // game. The bits are exactly those the per-client DeltaWriter path writes (cache_test.go).
 //
+// The deltas are shared too: clients whose bases advanced through the same acknowledged states
+// hold the same base state for an entity, so the second client to meet an (entity, base state)
+// pair keeps the delta's bits and later ones replay them (writeEntDelta), within fixed bounds
+// per frame (memoRecs, memoBytes).
+//
 // The non-PVS states (Input.States) are cached the same way, per instance rather than per
 // StateID (a scoreboard shared by every client is encoded once per frame, each client's own
 // statistics once each): Build writes a 0 bit for a state whose bits equal its base's and the
@@ -39,6 +44,33 @@ type FrameCache struct {
 	states  []stateEntry
 	nstates int
 	stateIx map[[2]unsafe.Pointer]int32 // instance (ifaceWords) -> index in states
+	// memo shares entity deltas between the clients of the generation (writeEntDelta):
+	// records chained per cache entry, their base states and delta bits in memoBuf. Both are
+	// bounded (memoRecs, memoBytes); when full, deltas are written without being kept.
+	memo     []memoRec
+	memoBuf  []byte
+	memoHits int // deltas replayed from the memo since the cache was made (tests)
+}
+
+// Bounds of the delta memo of one generation: at most memoRecs deltas and memoBytes bytes of
+// base states and delta bits (a few times 256 entities x 64 clients' changed entities), and at
+// most memoChain distinct bases kept per entity.
+const (
+	memoRecs  = 8192
+	memoBytes = 512 << 10
+	memoChain = 4
+	memoNoOut = ^uint32(0) // memoRec.outBits of a base seen once: no delta kept yet
+)
+
+// memoRec is one entity delta of the generation: the delta of the entry's state against a base
+// state (its bytes at baseOff in memoBuf, baseBits long), outBits bits at outOff (memoNoOut:
+// the base was met once, its delta not kept yet).
+type memoRec struct {
+	next     int32 // next record of the same entry, -1: none
+	baseBits uint16
+	baseOff  uint32
+	outOff   uint32
+	outBits  uint32
 }
 
 // stateEntry is one non-PVS state instance's encoding in the current generation. A state is
@@ -59,6 +91,7 @@ type cacheEntry struct {
 	typ    game.TypeID // NoType: no live entity with this number
 	bits   uint16
 	off    uint32 // in FrameCache.buf
+	memo   int32  // first delta record (FrameCache.memo) of this generation, -1: none
 	layout bitmsg.Layout
 }
 
@@ -78,6 +111,7 @@ func (c *FrameCache) Invalidate() {
 	}
 	c.nstates = 0
 	clear(c.stateIx) // keeps its memory
+	c.memo, c.memoBuf = c.memo[:0], c.memoBuf[:0]
 }
 
 // begin makes the cache hold frame f.
@@ -111,7 +145,7 @@ func (c *FrameCache) entity(n game.EntityNum, world Entities, reg *game.Registry
 		return ce, nil // looked up this frame: no call into the game
 	}
 	ent, typ := world.Entity(n)
-	ce.typ, ce.bits = game.NoType, 0
+	ce.typ, ce.bits, ce.memo = game.NoType, 0, -1
 	if ent == nil {
 		ce.gen = c.gen
 		return ce, nil
@@ -207,4 +241,62 @@ func (c *FrameCache) stateOf(s game.Snapshotter, hint *int32) (*stateEntry, erro
 	c.stateIx[key] = int32(c.nstates)
 	c.nstates++
 	return se, nil
+}
+
+// writeEntDelta writes the delta of entry ce's state (st, nbits bits) against a base state
+// (base, baseBits bits; base runs on past them, nil for none) into w, as bitmsg.Writer.WriteDelta
+// does. Clients whose bases advanced through the same acknowledged states hold the same base
+// state for an entity (DOOM III §4.2), so the delta written for one is kept for the generation,
+// keyed by the base state's bits (compared whole before reuse), and replayed with
+// WriteBitsFrom for the next client with the same base: the bits are the same, and the
+// per-field loop runs once per entity and distinct base.
+func (c *FrameCache) writeEntDelta(w *bitmsg.Writer, ce *cacheEntry, st []byte, nbits int, base []byte, baseBits int) {
+	nb := (baseBits + 7) / 8
+	key := base[:nb]
+	depth := 0
+	var seen *memoRec // the record of this base whose delta is not kept yet
+	for i := ce.memo; i >= 0; {
+		r := &c.memo[i]
+		if int(r.baseBits) == baseBits && string(c.memoBuf[r.baseOff:r.baseOff+uint32(nb)]) == string(key) {
+			if r.outBits != memoNoOut {
+				w.WriteBitsFrom(c.memoBuf[r.outOff:cap(c.memoBuf)], int(r.outBits)) // words past the bits: the fast reads
+				c.memoHits++
+				return
+			}
+			seen = r
+			break
+		}
+		i = r.next
+		depth++
+	}
+	start := w.Len()
+	w.WriteDelta(&ce.layout, st, nbits, base, baseBits)
+	if w.Err() != nil {
+		return
+	}
+	// The first client with a base only records the base (most entities are seen by one
+	// client with a given base, or by none other); the second keeps the delta's bits.
+	if seen != nil {
+		if cap(c.memoBuf)-len(c.memoBuf) >= (w.Len()-start+7)/8 {
+			seen.outOff = uint32(len(c.memoBuf))
+			var out int
+			c.memoBuf, out = w.AppendSince(c.memoBuf, start)
+			seen.outBits = uint32(out)
+		}
+		return
+	}
+	if depth >= memoChain || len(c.memo) == memoRecs {
+		return
+	}
+	if c.memoBuf == nil {
+		c.memoBuf = make([]byte, 0, memoBytes)
+		c.memo = make([]memoRec, 0, memoRecs)
+	}
+	if cap(c.memoBuf)-len(c.memoBuf) < nb {
+		return
+	}
+	baseOff := uint32(len(c.memoBuf))
+	c.memoBuf = append(c.memoBuf, key...)
+	c.memo = append(c.memo, memoRec{next: ce.memo, baseBits: uint16(baseBits), baseOff: baseOff, outBits: memoNoOut})
+	ce.memo = int32(len(c.memo) - 1)
 }

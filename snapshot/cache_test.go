@@ -69,7 +69,7 @@ func TestCachedBuildMatchesReference(t *testing.T) {
 	// The non-PVS states: one game state shared by every client, a player state of each
 	// client's own (FrameCache caches per instance).
 	shared := newStates()[0].(*gameState)
-	const clients = 4
+	const clients = 8
 	type cl struct {
 		ref, fast *Encoder
 		dec       *Decoder
@@ -204,9 +204,10 @@ func TestCachedBuildMatchesReference(t *testing.T) {
 			}
 		}
 	}
-	if written == 0 || !omittedSome || statesWritten == 0 || statesSame == 0 {
-		t.Fatalf("weak test: %d entities written, omitted some %v; states written %d, unchanged %d", written, omittedSome, statesWritten, statesSame)
+	if written == 0 || !omittedSome || statesWritten == 0 || statesSame == 0 || cache.memoHits == 0 {
+		t.Fatalf("weak test: %d entities written, omitted some %v; states written %d, unchanged %d; %d deltas shared", written, omittedSome, statesWritten, statesSame, cache.memoHits)
 	}
+	t.Logf("%d entities written, %d deltas shared between clients", written, cache.memoHits)
 }
 
 // TestFrameCacheInvalidate: a change within a frame is picked up only after Invalidate.
@@ -250,6 +251,48 @@ func TestCachedBuildAllocs(t *testing.T) {
 	}
 	if a := testing.AllocsPerRun(200, func() { s.step(t) }); a != 0 {
 		t.Fatalf("%v allocations per cached snapshot build + ack", a)
+	}
+}
+
+// TestCachedBuildSharedDeltasAllocs: 8 clients with the same view, acknowledging at different
+// ages, build every frame from one cache; the deltas shared between them (most of them) cost no
+// allocation once the memo has its memory.
+func TestCachedBuildSharedDeltasAllocs(t *testing.T) {
+	s := newScene256(t)
+	var cache FrameCache
+	s.in.Cache = &cache
+	encs := []*Encoder{s.enc}
+	for range 7 {
+		e := NewEncoder(s.enc.reg)
+		e.Base().CopyFrom(s.enc.Base())
+		encs = append(encs, e)
+	}
+	frame := func() {
+		s.frame++
+		for i := 0; i < len(s.ents); i += 4 {
+			s.ents[(i+int(s.frame))%len(s.ents)].X++
+		}
+		s.in.Frame = s.frame
+		for k, e := range encs {
+			s.w.Reset(s.buf)
+			h, err := e.Build(s.w, &s.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lag := Seq(1 + k%3); h.Seq > lag {
+				e.Ack(h.Seq - lag)
+			}
+		}
+	}
+	for range 3 * RingSize {
+		frame()
+	}
+	hits := cache.memoHits
+	if a := testing.AllocsPerRun(50, frame); a != 0 {
+		t.Fatalf("%v allocations per frame of 8 cached builds + acks", a)
+	}
+	if cache.memoHits == hits {
+		t.Fatal("no delta shared between the clients")
 	}
 }
 

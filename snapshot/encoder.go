@@ -326,9 +326,9 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 		w.WriteBits(code, n+1)
 		if spawn {
 			w.WriteBits(uint32(m.typ), e.typeBits)
-			w.WriteDelta(&ce.layout, st, nbits, nil, 0)
+			c.writeEntDelta(w, ce, st, nbits, nil, 0)
 		} else {
-			w.WriteDelta(&ce.layout, st, nbits, e.base.arena[be.off:], int(be.bits))
+			c.writeEntDelta(w, ce, st, nbits, e.base.arena[be.off:], int(be.bits))
 		}
 		if err := w.Err(); err != nil {
 			return fmt.Errorf("snapshot: entity %d: %w", m.num, err)
