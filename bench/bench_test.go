@@ -90,7 +90,7 @@ type doom3Loop struct {
 }
 
 func newDoom3Loop(f *fixture, use256 bool) *doom3Loop {
-	link, err := newSteadyLink(pipeConfigs[pipeOurs])
+	link, err := newSteadyLink(pipeConfigs[pipeOurs], 1)
 	if err != nil {
 		panic(err)
 	}

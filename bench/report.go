@@ -89,25 +89,27 @@ func (r *Result) Targets() []Target {
 	}
 	ts = append(ts, Target{"20% loss: DOOM III bytes <= 1.3x its lossless bytes",
 		fmt.Sprintf("worst %.2fx (%s; paper's pipeline %.2fx)", growth, gw, growthPaper), growth <= TargetLossGrowth})
-	ns, allocs, nsw, nsPaper := 0.0, 0.0, "", 0.0
+	// The server cost is the all-clients average (every client's snapshot built each frame from
+	// one FrameCache, as a server does); client 0's alone is given next to it.
+	ns, allocs, nsw, nsPaper, nsOne := 0.0, 0.0, "", 0.0, 0.0
 	for _, x := range r.Rows {
 		if x.Loss != 0 {
 			continue
 		}
 		if x.Encoder == EncDoom3Huff && x.ServerNS256 > ns {
-			ns, nsw = x.ServerNS256, x.Scenario
+			ns, nsw, nsOne = x.ServerNS256, x.Scenario, x.ServerNS256One
 		}
 		if x.Encoder == EncDoom3 {
 			nsPaper = max(nsPaper, x.ServerNS256)
 		}
 		if x.Encoder == EncDoom3 || x.Encoder == EncDoom3Huff {
-			allocs = max(allocs, x.AllocsPerSnapshot)
+			allocs = max(allocs, x.AllocsPerSnapshot, x.AllocsOneClient)
 		}
 	}
-	ts = append(ts, Target{"server <= 10 µs per client-snapshot with 256 visible entities",
-		fmt.Sprintf("worst %.1f µs (%s; paper's pipeline %.1f µs)", ns/1000, nsw, nsPaper/1000), ns <= TargetServerNS})
+	ts = append(ts, Target{"server <= 10 µs per client-snapshot with 256 visible entities (all clients' snapshots built each frame)",
+		fmt.Sprintf("worst %.1f µs (%s; one client alone %.1f µs; paper's pipeline %.1f µs)", ns/1000, nsw, nsOne/1000, nsPaper/1000), ns <= TargetServerNS})
 	ts = append(ts, Target{"0 allocations per snapshot in steady state",
-		fmt.Sprintf("worst %.2f (both pipelines)", allocs), allocs == 0})
+		fmt.Sprintf("worst %.2f (both pipelines, all clients and one client)", allocs), allocs == 0})
 	if x := r.Find("64p", 0, EncDoom3Huff); x != nil {
 		ts = append(ts, Target{"64 clients x 4096 entities, 60 Hz frames + 20 Hz snapshots < half a core",
 			fmt.Sprintf("%.0f%% of a core", x.ServerCoreShare*100), x.ServerCoreShare < TargetCoreShare})
@@ -217,17 +219,27 @@ func (r *Result) WriteMarkdown(w io.Writer, notes string) error {
 		}
 	}
 
-	p("\n## Server cost, allocations, memory (0%% loss)\n\nCPU per client per snapshot: DOOM III = Build + taking the ack (channel and snapshot) + queueing \"apply S\" + the channel's Send (reliable section, compression: zrle for `doom3`, zrle or Huffman for `doom3+huff`); Quake 3 = taking the snapshot + writing it with Huffman, plus a per-client share of filling every entity's fixed state once per frame. \"256 visible\": the same recording with each client's PVS cut or padded to exactly 256 live entities (client 0, steady state). Allocations are counted over a third pass through the recording, after every buffer has grown in the first two. Memory per client is the live heap one client's encoder holds (DOOM III: common base and pending snapshots; Quake 3: the ring of %d snapshots).\n\n", PacketBackup)
-	p("| scenario | doom3 µs | doom3+huff µs | quake3 µs | doom3 µs, 256 visible | doom3+huff µs, 256 visible | quake3 µs, 256 visible | doom3 allocs | doom3+huff allocs | quake3 allocs | doom3 memory | quake3 memory | doom3+huff core share | quake3 core share |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	p("\n## Server cost, allocations, memory (0%% loss)\n\nServer CPU per client-snapshot, steady state, measured as a server spends it: each snapshot frame the shared work (the FrameCache's Prepare with the union of every client's PVS and PrepareStates with every client's non-PVS states) plus, for **every** client, Build + taking the ack (channel and snapshot) + queueing \"apply S\" + the channel's Send (reliable section, compression: zrle for `doom3`, zrle or Huffman for `doom3+huff`), all divided by the client-snapshots built (\"all clients\": the issue's metric, used by the targets). Building all clients' snapshots from one cache is what lets it share the deltas of clients whose base states are equal. \"one client\": client 0's snapshots alone plus a 1/clients share of the shared work, which can never share deltas. Quake 3 = taking the snapshot + writing it with Huffman (client 0), plus a per-client share of filling every entity's fixed state once per frame. \"256 visible\": the same recording with each client's PVS cut or padded to exactly 256 live entities. Each figure is the third of three passes through the recording (%d ticks), acknowledging two snapshots back (100 ms RTT).\n\n", r.Options.Ticks)
+	p("| scenario | PVS | doom3 µs, all clients | doom3 µs, one client | doom3+huff µs, all clients | doom3+huff µs, one client | quake3 µs |\n|---|---|---:|---:|---:|---:|---:|\n")
 	for _, s := range r.Scenarios {
 		d, h, q := r.Find(s.Name, 0, EncDoom3), r.Find(s.Name, 0, EncDoom3Huff), r.Find(s.Name, 0, EncQuake3)
 		if d == nil || h == nil || q == nil {
 			continue
 		}
-		p("| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %.2f | %.0f KiB | %.0f KiB | %s | %s |\n", s.Name, d.NsPerClientSnapshot/1000, h.NsPerClientSnapshot/1000, q.NsPerClientSnapshot/1000,
-			d.ServerNS256/1000, h.ServerNS256/1000, q.ServerNS256/1000, d.AllocsPerSnapshot, h.AllocsPerSnapshot, q.AllocsPerSnapshot, float64(d.MemPerClient)/1024, float64(q.MemPerClient)/1024, pct(h.ServerCoreShare), pct(q.ServerCoreShare))
+		p("| %s | recorded | %.1f | %.1f | **%.1f** | %.1f | %.1f |\n", s.Name, d.ServerNS/1000, d.ServerNSOneClient/1000, h.ServerNS/1000, h.ServerNSOneClient/1000, q.ServerNS/1000)
+		p("| %s | 256 visible | %.1f | %.1f | **%.1f** | %.1f | %.1f |\n", s.Name, d.ServerNS256/1000, d.ServerNS256One/1000, h.ServerNS256/1000, h.ServerNS256One/1000, q.ServerNS256/1000)
 	}
-	p("\nCore share = (%d server frames + %d snapshots x clients x (PVS + build)) per second, on one core.\n", FrameRate, SnapshotRate)
+	p("\nAllocations are counted over the measured pass, after every buffer has grown in the first two: DOOM III per client-snapshot with every client built (and, in the target, client 0 alone too), Quake 3 for client 0. Memory per client is the live heap one client's encoder holds (DOOM III: common base and pending snapshots; Quake 3: the ring of %d snapshots); the server's FrameCache (entity and state encodings, delta memo) is shared by all clients and not counted.\n\n", PacketBackup)
+	p("| scenario | doom3 allocs | doom3+huff allocs | doom3+huff allocs, one client | quake3 allocs | doom3 memory | quake3 memory | doom3+huff core share | quake3 core share |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, s := range r.Scenarios {
+		d, h, q := r.Find(s.Name, 0, EncDoom3), r.Find(s.Name, 0, EncDoom3Huff), r.Find(s.Name, 0, EncQuake3)
+		if d == nil || h == nil || q == nil {
+			continue
+		}
+		p("| %s | %.2f | %.2f | %.2f | %.2f | %.0f KiB | %.0f KiB | %s | %s |\n", s.Name, d.AllocsPerSnapshot, h.AllocsPerSnapshot, h.AllocsOneClient, q.AllocsPerSnapshot,
+			float64(d.MemPerClient)/1024, float64(q.MemPerClient)/1024, pct(h.ServerCoreShare), pct(q.ServerCoreShare))
+	}
+	p("\nCore share = (%d server frames + %d snapshots x clients x (PVS + server cost per client-snapshot, all clients, recorded PVS)) per second, on one core.\n", FrameRate, SnapshotRate)
 
 	p("\n## Client cost (DOOM III: decode + re-prediction)\n\nDecode = the client channel receiving the `doom3+huff` packet (decompression, the reliable \"apply\" messages applied to the base) and decoding the snapshot. Re-prediction = overwriting the PVS entities' states from the snapshot and running the game's prediction from the snapshot's frame a full round trip ahead (§2, §6), on a client world holding only the PVS's entities (client 0). Quake 3 clients interpolate and do not re-predict other entities.\n\n")
 	p("| scenario | loss | doom3 decode µs | + re-predict 100 ms RTT µs | + re-predict 200 ms RTT µs | quake3 decode µs |\n|---|---:|---:|---:|---:|---:|\n")
