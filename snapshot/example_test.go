@@ -58,12 +58,11 @@ func Example() {
 		fmt.Printf("entity %d changed=%v open=%v\n", es.Num, es.Changed, e.(*door).open)
 	}
 
-	// Server gets the ack, applies, queues the reliable "apply"; the client
-	// applies it when it arrives (before any later snapshot).
+	// Server gets the ack, applies, queues the reliable "apply" (package
+	// proto carries it); the client applies it when it arrives, before any
+	// later snapshot.
 	msg, ok := enc.Ack(s.Header.Seq)
-	reliable := msg.Append(nil)
-	m, _, _ := snapshot.ParseApplyMessage(reliable)
-	dec.Apply(m)
+	dec.Apply(msg)
 	fmt.Println(ok, enc.Base().Hash() == dec.Base().Hash())
 	// Output:
 	// snapshot 1: 299 bits

@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -122,31 +121,12 @@ func (h *Header) read(r *bitmsg.Reader) error {
 	return nil
 }
 
-// ApplyMessage is the reliable message "apply snapshot Seq to the common
-// base" the server sends when it has applied an acknowledged snapshot
-// (DOOM III §4.2). Wire: Seq as 4 bytes little-endian (ApplyMessageLen).
+// ApplyMessage is "apply snapshot Seq to the common base" (DOOM III §4.2):
+// what Encoder.Ack returns once the server has applied an acknowledged
+// snapshot, and what Decoder.Apply takes on the client. The session layer
+// carries it as a reliable message (proto.Apply, 2 bytes on the wire).
 type ApplyMessage struct {
 	Seq Seq
-}
-
-// ApplyMessageLen is the encoded size of an ApplyMessage in bytes.
-const ApplyMessageLen = 4
-
-// Len returns ApplyMessageLen.
-func (m ApplyMessage) Len() int { return ApplyMessageLen }
-
-// Append appends the message to b.
-func (m ApplyMessage) Append(b []byte) []byte {
-	return binary.LittleEndian.AppendUint32(b, uint32(m.Seq))
-}
-
-// ParseApplyMessage parses a message written by Append, returning the number
-// of bytes used.
-func ParseApplyMessage(b []byte) (ApplyMessage, int, error) {
-	if len(b) < ApplyMessageLen {
-		return ApplyMessage{}, 0, fmt.Errorf("%w: apply message of %d bytes", ErrCorrupt, len(b))
-	}
-	return ApplyMessage{Seq: Seq(binary.LittleEndian.Uint32(b))}, ApplyMessageLen, nil
 }
 
 // The list codes (ours: the paper does not say how a snapshot names the

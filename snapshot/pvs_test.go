@@ -171,20 +171,3 @@ func bitsOf(b []byte, n int) string {
 	}
 	return string(s)
 }
-
-func TestApplyMessage(t *testing.T) {
-	m := ApplyMessage{Seq: 0x01020304}
-	b := m.Append(nil)
-	if !bytes.Equal(b, []byte{4, 3, 2, 1}) || len(b) != m.Len() {
-		t.Fatalf("%x", b)
-	}
-	got, n, err := ParseApplyMessage(b)
-	if err != nil || n != 4 || got != m {
-		t.Fatal(got, n, err)
-	}
-	for i := range b {
-		if _, _, err := ParseApplyMessage(b[:i]); !errors.Is(err, ErrCorrupt) {
-			t.Fatalf("prefix %d: %v", i, err)
-		}
-	}
-}
