@@ -241,8 +241,11 @@ func TestProxyShutdownNoLeak(t *testing.T) {
 	for _, c := range clients {
 		c.Write([]byte("in flight"))
 	}
-	if during := runtime.NumGoroutine(); during < before+len(clients)+2 {
-		t.Fatalf("%d goroutines while running, %d before: expected a reader per socket", during, before)
+	// At least one reader per client mapping (plus the listener's reader and
+	// the schedule, not counted here: goroutines of earlier tests may still
+	// be winding down, so before can be one or two high).
+	if during := runtime.NumGoroutine(); during < before+len(clients) {
+		t.Fatalf("%d goroutines while running, %d before: expected a reader per client socket", during, before)
 	}
 	if err := stop(); err != nil {
 		t.Fatalf("Run: %v", err)
