@@ -236,3 +236,24 @@ func AppendPcapRecord(b []byte, d Datagram) []byte {
 	b = append(b, 0, 0)
 	return append(b, d.Payload...)
 }
+
+// ReadDatagrams reads every UDP datagram of a classic pcap capture from r,
+// each with its own copy of the payload (Next reuses its buffer).
+func ReadDatagrams(r io.Reader) ([]Datagram, error) {
+	pr, err := NewPcapReader(r)
+	if err != nil {
+		return nil, err
+	}
+	var out []Datagram
+	for {
+		d, err := pr.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		d.Payload = append([]byte(nil), d.Payload...)
+		out = append(out, d)
+	}
+}

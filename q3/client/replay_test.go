@@ -33,7 +33,6 @@ var sessions = []session{
 	{"session-71.pcap", "session-71.dm_71", 27971, 71, -1832221471, 10933, 638},
 }
 
-func readPcap(t *testing.T, name string) []capture.Datagram { return loadDatagrams(t, name) }
 
 func loadDatagrams(t testing.TB, name string) []capture.Datagram {
 	t.Helper()
@@ -42,22 +41,11 @@ func loadDatagrams(t testing.TB, name string) []capture.Datagram {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	pr, err := capture.NewPcapReader(f)
+	out, err := capture.ReadDatagrams(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []capture.Datagram
-	for {
-		d, err := pr.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		d.Payload = append([]byte(nil), d.Payload...)
-		out = append(out, d)
-	}
+	return out
 }
 
 // clientCommands returns the reliable commands the real client sent, by
@@ -113,7 +101,7 @@ type sentPacket struct {
 // messages depend on their text). onMessage runs after each server packet.
 func replay(t *testing.T, s session, cfg Config, onPacket func(c *Client, now time.Duration)) (*Client, []sentPacket) {
 	t.Helper()
-	dg := readPcap(t, s.pcap)
+	dg := loadDatagrams(t, s.pcap)
 	cmds, quitAt := clientCommands(t, s.pcap)
 	var sent []sentPacket
 	var now time.Duration

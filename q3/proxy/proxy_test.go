@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"strings"
 	"testing"
@@ -20,22 +19,11 @@ func loadPcap(t *testing.T, name string) []capture.Datagram {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	pr, err := capture.NewPcapReader(f)
+	out, err := capture.ReadDatagrams(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []capture.Datagram
-	for {
-		d, err := pr.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		d.Payload = bytes.Clone(d.Payload)
-		out = append(out, d)
-	}
+	return out
 }
 
 type delivered struct {
