@@ -33,7 +33,6 @@ var sessions = []session{
 	{"session-71.pcap", "session-71.dm_71", 27971, 71, -1832221471, 10933, 638},
 }
 
-
 func loadDatagrams(t testing.TB, name string) []capture.Datagram {
 	t.Helper()
 	f, err := os.Open("../testdata/" + name)
