@@ -76,40 +76,20 @@ func Compress(dst, src []byte, srcBits, wordBits int) (dstBits int, err error) {
 	maxRun := 1 << w
 	fullCode := uint64(maxRun-1) << w // a run of 2^w zero words
 	block := int(div[56]) * wordBits  // bits per block
+	blockMask := uint64(1)<<uint(block) - 1
 	out := fastWriter{dst: dst}
 	run := 0 // zero words not yet written
 	for p := 0; p < srcBits; p += block {
 		if out.full {
 			return 0, ErrShortBuffer // dst ran out: stop now rather than at the end
 		}
-		var v uint64
-		if i := p >> 3; i+8 <= len(src) {
-			v = binary.LittleEndian.Uint64(src[i:]) >> uint(p&7)
+		v, end := uint64(0), block // a whole block of bits (whole words)
+		if i := p >> 3; i+8 <= len(src) && srcBits-p >= block {
+			v = binary.LittleEndian.Uint64(src[i:]) >> uint(p&7) & blockMask
 		} else {
-			for j := len(src) - 1; j >= i; j-- {
-				v = v<<8 | uint64(src[j])
-			}
-			v >>= uint(p & 7)
+			v, end = loadTail(src, srcBits, p, block, wordBits, div)
 		}
-		end := block // bits of this block, whole words (the last padded with zeros)
-		if left := srcBits - p; left < block {
-			v &= uint64(1)<<uint(left) - 1
-			end = int(div[left]) * wordBits
-			if end < left {
-				end += wordBits
-			}
-		} else {
-			v &= uint64(1)<<uint(block) - 1
-		}
-		// nz: a 1 at the first bit of every non-zero word (OR over each w-bit window).
-		t := v | v>>1
-		if w <= 4 {
-			t |= t >> (w - 2)
-		} else {
-			t |= t >> 2
-			t |= t >> (w - 4)
-		}
-		nz := t & lanes & (uint64(1)<<uint(end) - 1)
+		nz := orWords(v, w) & lanes & (uint64(1)<<uint(end) - 1)
 		zl := (^nz & lanes) | uint64(1)<<uint(end) // zero words, with a stop at the end
 		// Alternate: a stretch of non-zero words (maybe empty), then a run of zero words.
 		if run > 0 && nz&1 != 0 { // a run that ended with the previous block
@@ -168,43 +148,60 @@ func LowerBound(src []byte, srcBits, wordBits int) int {
 	lanes := laneStarts[w]
 	div := &wordsIn[w]
 	block := int(div[56]) * wordBits
+	blockMask := uint64(1)<<uint(block) - 1
 	words, runs := 0, 0
 	prev := uint64(1) // 1: the word before this block was non-zero (or there is none)
 	for p := 0; p < srcBits; p += block {
-		var v uint64
-		if i := p >> 3; i+8 <= len(src) {
-			v = binary.LittleEndian.Uint64(src[i:]) >> uint(p&7)
+		v, end := uint64(0), block // a whole block of bits (whole words)
+		if i := p >> 3; i+8 <= len(src) && srcBits-p >= block {
+			v = binary.LittleEndian.Uint64(src[i:]) >> uint(p&7) & blockMask
 		} else {
-			for j := len(src) - 1; j >= i; j-- {
-				v = v<<8 | uint64(src[j])
-			}
-			v >>= uint(p & 7)
-		}
-		end := block
-		if left := srcBits - p; left < block {
-			v &= uint64(1)<<uint(left) - 1
-			end = int(div[left]) * wordBits
-			if end < left {
-				end += wordBits
-			}
-		} else {
-			v &= uint64(1)<<uint(block) - 1
-		}
-		t := v | v>>1
-		if w <= 4 {
-			t |= t >> (w - 2)
-		} else {
-			t |= t >> 2
-			t |= t >> (w - 4)
+			v, end = loadTail(src, srcBits, p, block, wordBits, div)
 		}
 		in := lanes & (uint64(1)<<uint(end) - 1)
-		nz := t & in
+		nz := orWords(v, w) & in
 		zl := ^nz & in
 		words += bits.OnesCount64(nz)
 		runs += bits.OnesCount64(zl & (nz<<w | prev)) // zero words after a non-zero one
 		prev = nz >> uint(uint(end)-w) & 1
 	}
 	return wordBits * (words + 2*runs)
+}
+
+// loadTail returns the bits of src from bit p on where a full 8-byte load
+// or a full block is not possible (near the end of src or of the stream):
+// at most block bits, never past srcBits, the rest zero; and end, the bits
+// the block spans in whole words (the last word padded with zeros). The
+// common case is inlined at its two callers, Compress and LowerBound.
+func loadTail(src []byte, srcBits, p, block, wordBits int, div *[65]uint8) (v uint64, end int) {
+	if i := p >> 3; i+8 <= len(src) {
+		v = binary.LittleEndian.Uint64(src[i:]) >> uint(p&7)
+	} else {
+		for j := len(src) - 1; j >= i; j-- {
+			v = v<<8 | uint64(src[j])
+		}
+		v >>= uint(p & 7)
+	}
+	if left := srcBits - p; left < block {
+		v &= uint64(1)<<uint(left) - 1
+		end = int(div[left]) * wordBits
+		if end < left {
+			end += wordBits
+		}
+		return v, end
+	}
+	return v & (uint64(1)<<uint(block) - 1), block
+}
+
+// orWords ORs each w-bit window of v into its first bit: masked with the
+// word starts, it has a 1 at the first bit of every non-zero word.
+func orWords(v uint64, w uint) uint64 {
+	t := v | v>>1
+	if w <= 4 {
+		return t | t>>(w-2)
+	}
+	t |= t >> 2
+	return t | t>>(w-4)
 }
 
 // fastWriter writes an LSB-first bit stream through a 64-bit accumulator,
