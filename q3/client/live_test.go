@@ -39,10 +39,17 @@ func liveSession(t *testing.T, proto int) {
 	if d < 5*time.Second {
 		t.Fatalf("test deadline too close for a live session (%v)", d)
 	}
-	srv := oaserver.Start(t, oaserver.Options{Protocol68: proto == 68, Bots: []string{"Liz", "Dark"}})
+	srv := oaserver.Start(t, oaserver.Options{Protocol68: proto == 68, Bots: []string{"Liz", "Dark", "Cyber-Garg"}})
 	name := fmt.Sprintf("live%d", proto)
 	text := fmt.Sprintf("snapwire live test %d", proto)
-	cn, err := Dial(Config{Name: name, Protocol: proto, Seed: uint64(proto), Commands: []string{"say " + text}}, netip.AddrPort{}, srv.Addr)
+	// Our player runs forward while turning a full circle about every 8.7 s,
+	// so that it meets the bots: standing still at its spawn point it may
+	// never have one in view (its snapshots carry only what it can see).
+	wander := func(cmd *msg.UserCmd) {
+		cmd.ForwardMove = 127
+		cmd.Angles[1] = cmd.ServerTime / 8 & 0xffff
+	}
+	cn, err := Dial(Config{Name: name, Protocol: proto, Seed: uint64(proto), Commands: []string{"say " + text}, Input: wander}, netip.AddrPort{}, srv.Addr)
 	if err != nil {
 		t.Fatal(err)
 	}
