@@ -1,3 +1,8 @@
 module github.com/snapwire/snapwire
 
-go 1.25
+go 1.26.0
+
+require (
+	golang.org/x/crypto v0.58.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+)

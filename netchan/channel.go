@@ -73,6 +73,9 @@ type Config struct {
 	// Burst is the depth of the rate limiter's token bucket in bytes;
 	// 0 means max(Rate/10, 2*(MTU+28)).
 	Burst int
+	// Keys, when set, authenticate and encrypt every packet both ways
+	// (crypto.go); both ends must have them, with Send and Recv swapped.
+	Keys *Keys
 }
 
 func (c Config) withDefaults() Config {
@@ -117,6 +120,7 @@ type Stats struct {
 	DroppedDuplicate      uint64 // packets (or fragments) already received
 	MessagesLost          uint64 // sequence numbers skipped by delivered messages
 	Rejected              uint64 // packets that failed validation (Receive returned an error)
+	AuthFailures          uint64 // of those, packets that failed authentication (Config.Keys)
 	ReliablesQueued       uint64 // QueueReliable calls accepted
 	ReliablesDelivered    uint64 // reliable messages passed to Handler.Reliable
 	ReliableResends       uint64 // reliable messages carried again after their first packet
@@ -166,6 +170,8 @@ type Channel struct {
 	reasm    reassembly
 	rbody    []byte
 
+	crypto *channelCrypto // nil without Config.Keys
+
 	rttSet bool
 	stats  Stats
 }
@@ -183,6 +189,9 @@ func New(cfg Config, id ConnID) *Channel {
 	c.maxBody = cfg.MaxMessageBytes + relHeaderMaxLen + cfg.MaxReliableBytes +
 		MaxReliableMessages*uvarintLen(MaxReliableMessageBytes)
 	c.rel.init(cfg.MaxReliableBytes)
+	if cfg.Keys != nil {
+		c.crypto = newChannelCrypto(cfg.Keys)
+	}
 	if cfg.Rate > 0 {
 		c.burst = time.Duration(int64(cfg.Burst) * int64(time.Second) / int64(cfg.Rate))
 	}
@@ -297,10 +306,15 @@ func (c *Channel) Send(now time.Duration, typ MessageType, payload []byte, emit 
 	}
 
 	total := len(stream)
+	tag := 0
+	if c.crypto != nil {
+		tag = TagLen
+		flags |= flagEncrypted
+	}
 	frags, chunk, fragHdr := 1, total, 0
-	if headerLen+total > c.cfg.MTU {
+	if headerLen+total+tag > c.cfg.MTU {
 		fragHdr = 2 + uvarintLen(uint64(total))
-		maxData := c.cfg.MTU - headerLen - fragHdr
+		maxData := c.cfg.MTU - headerLen - fragHdr - tag
 		frags = (total + maxData - 1) / maxData
 		if frags > MaxFragments {
 			return ErrMessageTooLarge
@@ -339,7 +353,12 @@ func (c *Channel) Send(now time.Duration, typ MessageType, payload []byte, emit 
 			p = binary.AppendUvarint(p, uint64(total))
 			c.stats.FragmentsOut++
 		}
-		p = append(p, data...)
+		if c.crypto != nil {
+			// Compression came first: ciphertext does not compress.
+			p = c.crypto.send.Seal(p, c.crypto.setNonce(seq, i), data, p)
+		} else {
+			p = append(p, data...)
+		}
 		emit(p)
 		c.stats.PacketsOut++
 		c.stats.BytesOut += uint64(len(p))
@@ -378,12 +397,16 @@ func (c *Channel) CanSend(now time.Duration, bytes int) bool {
 
 func (c *Channel) wireEstimate(payload int) int {
 	body := max(payload, 0) + c.rel.wireLen()
-	if headerLen+body <= c.cfg.MTU {
-		return body + headerLen + UDPIPOverhead
+	tag := 0
+	if c.crypto != nil {
+		tag = TagLen
 	}
-	maxData := c.cfg.MTU - headerLen - fragHeaderMax
+	if headerLen+body+tag <= c.cfg.MTU {
+		return body + headerLen + tag + UDPIPOverhead
+	}
+	maxData := c.cfg.MTU - headerLen - fragHeaderMax - tag
 	frags := (body + maxData - 1) / maxData
-	return body + frags*(headerLen+fragHeaderMax+UDPIPOverhead)
+	return body + frags*(headerLen+fragHeaderMax+tag+UDPIPOverhead)
 }
 
 // Receive processes one packet from the peer: it checks every field,
@@ -411,6 +434,32 @@ func (c *Channel) receive(now time.Duration, packet []byte, h Handler) error {
 		return ErrWrongConnID
 	}
 	seq := extend(c.lastRecv, hd.seq)
+	if seq > c.lastRecv+MaxSequenceJump {
+		return ErrSequenceJump
+	}
+	if (hd.flags&flagEncrypted != 0) != (c.crypto != nil) {
+		return ErrNotEncrypted
+	}
+	if c.crypto != nil {
+		// Authenticate before anything changes (crypto.go).
+		ad, frag := headerLen, 0
+		if hd.flags&flagFragment != 0 {
+			if len(packet) < headerLen+3 {
+				return ErrBadFragment
+			}
+			_, n := readUvarint(packet[headerLen+2:], 3, uint64(c.maxBody))
+			if n == 0 {
+				return ErrBadLength
+			}
+			ad, frag = headerLen+2+n, int(packet[headerLen])
+		}
+		p, err := c.crypto.open(packet, ad, seq, frag)
+		if err != nil {
+			c.stats.AuthFailures++
+			return err
+		}
+		packet = p
+	}
 	if seq <= c.lastRecv {
 		c.dropOld(seq)
 		return nil

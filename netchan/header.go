@@ -11,7 +11,7 @@ import (
 //	 0                   1                   2                   3
 //	 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
 //	+-+-+-+-+-+-----+---------------+-------------------------------+
-//	|C|F|R|A|H|0 0 0| message type  |       connection id           |
+//	|C|F|R|A|H|E|0 0| message type  |       connection id           |
 //	+-+-+-+-+-+-----+---------------+-------------------------------+
 //	|           sequence            |             ack               |
 //	+---------------+---------------+-------------------------------+
@@ -29,7 +29,11 @@ import (
 //	H  Huffman: the stream is a uvarint body length then the body coded
 //	   with snapwire's static Huffman table (huffman.go; ours, not the
 //	   paper's). C and H together are invalid.
-//	The three high bits are reserved and zero, so byte 0 is never 0xFF and
+//	E  encrypted: everything after the header and, if F, the fragment
+//	   header is ChaCha20-Poly1305 ciphertext followed by a 16-byte tag
+//	   (crypto.go); a channel with Config.Keys sends and accepts only
+//	   these, a channel without accepts none.
+//	The two high bits are reserved and zero, so byte 0 is never 0xFF and
 //	a channel packet is never taken for a connectionless one.
 //
 // Body (after decompression, if C):
@@ -57,7 +61,8 @@ const (
 	flagReliable   = 1 << 2
 	flagAck        = 1 << 3
 	flagHuffman    = 1 << 4
-	flagsReserved  = 0xE0
+	flagEncrypted  = 1 << 5
+	flagsReserved  = 0xC0
 
 	// fragment index and count bytes, plus up to 3 bytes of uvarint length.
 	fragHeaderMax = 2 + 3
@@ -113,6 +118,9 @@ var (
 	ErrReliableFull    = errors.New("netchan: too many outstanding reliable bytes or messages")
 	ErrReliableTooBig  = errors.New("netchan: reliable message larger than MaxReliableMessageBytes")
 	ErrMessageTooLarge = errors.New("netchan: message larger than MaxMessageBytes or 255 fragments")
+	ErrAuth            = errors.New("netchan: packet failed authentication (forged, corrupted or replayed)")
+	ErrNotEncrypted    = errors.New("netchan: plaintext packet on an encrypted channel, or the reverse")
+	ErrSequenceJump    = errors.New("netchan: sequence jumps further ahead than MaxSequenceJump")
 )
 
 // connectionlessMarker starts every out-of-band packet, as in Quake 3

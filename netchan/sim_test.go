@@ -152,12 +152,16 @@ type soakResult struct {
 // unreliable message every step and queueing a reliable about every 10th,
 // then keeps exchanging empty packets until every reliable is delivered.
 func soak(t *testing.T, link netsim.LinkConfig, seed uint64, steps int, size int) soakResult {
+	return soakWith(t, link, seed, steps, size, Config{}, Config{})
+}
+
+// soakWith is soak with each side's configuration.
+func soakWith(t *testing.T, link netsim.LinkConfig, seed uint64, steps int, size int, cfgA, cfgB Config) soakResult {
 	t.Helper()
 	n := netsim.New(seed)
 	n.SetDefault(link)
-	cfg := Config{}
-	a := newSide(t, n, "10.0.0.1:27960", cfg, 0x5A5A, "server")
-	b := newSide(t, n, "10.0.0.2:50000", cfg, 0x5A5A, "client")
+	a := newSide(t, n, "10.0.0.1:27960", cfgA, 0x5A5A, "server")
+	b := newSide(t, n, "10.0.0.2:50000", cfgB, 0x5A5A, "client")
 	a.peer, b.peer = b.ep.Addr(), a.ep.Addr()
 	rng := rand.New(rand.NewPCG(seed, 99))
 	payload := make([]byte, size)
