@@ -1,6 +1,8 @@
 package client
 
 import (
+	crand "crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -12,6 +14,7 @@ import (
 	"github.com/snapwire/snapwire/netchan"
 	"github.com/snapwire/snapwire/proto"
 	"github.com/snapwire/snapwire/snapshot"
+	"github.com/snapwire/snapwire/token"
 )
 
 // Sender sends one UDP datagram; pkt is valid only during the call. It has
@@ -81,7 +84,13 @@ type Config struct {
 	ConnectRetry, ConnectTimeout time.Duration
 	// Channel configures the message channel.
 	Channel netchan.Config
-	// Seed seeds the connect nonce.
+	// Token is the connect token a secure server requires (package token):
+	// its private part rides in connect, and its session keys encrypt the
+	// channel. Without it the client uses the insecure handshake.
+	Token *token.Token
+	// Seed is kept for reproducible set-ups; the connect nonce comes from
+	// crypto/rand, so an off-path attacker cannot guess it and forge an
+	// answer.
 	Seed uint64
 	// SmoothDecay is the fraction of the render correction offset kept
 	// per frame [0.85: half gone in about 4 frames].
@@ -156,7 +165,11 @@ const (
 )
 
 func (s State) String() string {
-	return [...]string{"idle", "challenging", "connecting", "connected", "disconnected"}[s]
+	names := [...]string{"idle", "challenging", "connecting", "connected", "disconnected"}
+	if int(s) < len(names) {
+		return names[s]
+	}
+	return fmt.Sprintf("state %d", uint8(s))
 }
 
 // Errors.
@@ -164,6 +177,16 @@ var (
 	ErrTimeout        = errors.New("client: server timed out")
 	ErrConnectTimeout = errors.New("client: no answer to connect")
 	ErrNotConnected   = errors.New("client: not connected")
+	// ErrProtocol: the server broke the protocol in a way that would cost
+	// the client unbounded work (a snapshot frame that goes back or jumps
+	// far ahead, endless game reloads); the client disconnects.
+	ErrProtocol = errors.New("client: server broke the protocol")
+)
+
+// Game reloads a server may ask for: at most maxLoads per loadWindow.
+const (
+	maxLoads   = 8
+	loadWindow = 10 * time.Second
 )
 
 // RefusedError is the server's refusal or disconnect reason.
@@ -326,9 +349,12 @@ type Client struct {
 	haveSnap  bool
 	snapSeq   snapshot.Seq
 	snapFrame game.Frame
-	dormant   *[game.MaxEntities]dormant
-	interp    map[game.EntityNum]*interpState
-	scratch   []game.EntityNum
+	// loads counts game loads since loadsStart (maxLoads per loadWindow).
+	loads      int
+	loadsStart time.Duration
+	dormant    *[game.MaxEntities]dormant
+	interp     map[game.EntityNum]*interpState
+	scratch    []game.EntityNum
 
 	// Commands.
 	nextSend     time.Duration
@@ -374,6 +400,7 @@ type Stats struct {
 	UnreliableEvents           uint64
 	LoadGames                  uint64
 	Repredicted                uint64 // frames re-run after snapshots
+	ClockResets                uint64 // the clock restarted: a snapshot came more than the command ring behind it
 	// Prediction error at snapshot frames: the distance between the
 	// position predicted for the frame (recorded when the client first
 	// reached it) and the snapshot's; Self for the local player, Others
@@ -432,7 +459,12 @@ func New(cfg Config, g game.Game, input InputSource, send Sender) (*Client, erro
 // docs/PROTOCOL-session.md): getchallenge, challenge, connect, accept.
 func (c *Client) Connect(now time.Duration, addr netip.AddrPort) {
 	c.server = addr
-	c.nonce = c.rng.Uint64()
+	var nonce [8]byte
+	if _, err := crand.Read(nonce[:]); err != nil {
+		c.nonce = c.rng.Uint64()
+	} else {
+		c.nonce = binary.LittleEndian.Uint64(nonce[:])
+	}
 	c.state = Challenging
 	c.err = nil
 	c.deadline = now + c.cfg.ConnectTimeout
@@ -451,10 +483,14 @@ func (c *Client) sendHandshake(now time.Duration) {
 	case Challenging:
 		c.sendOOB(proto.GetChallenge{Nonce: c.nonce}.Append(nil))
 	case Connecting:
-		c.sendOOB(proto.Connect{
+		m := proto.Connect{
 			Nonce: c.nonce, Cookie: c.cookie, Version: proto.Version,
 			RegistryHash: c.reg.Hash(), Password: c.cfg.Password, Name: c.cfg.Name,
-		}.Append(nil))
+		}
+		if c.cfg.Token != nil {
+			m.Token = c.cfg.Token.AppendPrivate(nil)
+		}
+		c.sendOOB(m.Append(nil))
 	}
 }
 
@@ -636,7 +672,11 @@ func (c *Client) handleConnectionless(now time.Duration, p []byte) {
 		}
 		c.me = m.Client
 		c.frameDur = time.Duration(m.FrameDur) * time.Microsecond
-		c.ch = netchan.New(c.cfg.Channel, m.ConnID)
+		cfg := c.cfg.Channel
+		if t := c.cfg.Token; t != nil {
+			cfg.Keys = &netchan.Keys{Send: t.ClientToServerKey, Recv: t.ServerToClientKey}
+		}
+		c.ch = netchan.New(cfg, m.ConnID)
 		c.state = Connected
 		c.lastRecv = now
 		c.nextSend = now
@@ -764,6 +804,15 @@ func (h *handler) Unreliable(typ netchan.MessageType, msg []byte) {
 	case proto.TypeLoadGame:
 		settings, err := proto.ParseLoadGame(body)
 		if err != nil || id == c.gameID {
+			return
+		}
+		// Loading a game is costly: a server asking for one after another
+		// is hostile or broken.
+		if c.lastNow-c.loadsStart > loadWindow {
+			c.loadsStart, c.loads = c.lastNow, 0
+		}
+		if c.loads++; c.loads > maxLoads {
+			c.fail(fmt.Errorf("%w: %d game loads within %v", ErrProtocol, c.loads, loadWindow))
 			return
 		}
 		if err := c.loadGame(id, settings); err != nil {

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -199,6 +200,19 @@ func abs32(v float32) float32 {
 func (c *Client) onSnapshot(now time.Duration) {
 	s := &c.snap
 	h := s.Header
+	// A hostile server must not steer the client into unbounded work:
+	// snapshot frames never go back within a game, and never run further
+	// ahead of the client's clock than its timeout (a jump there and back
+	// once made the client re-predict 2^31 frames).
+	if c.haveSnap && h.Frame < c.snapFrame {
+		c.fail(fmt.Errorf("%w: snapshot frame went back from %d to %d", ErrProtocol, c.snapFrame, h.Frame))
+		return
+	}
+	if c.clockSet && int64(h.Frame)-int64(c.cf) > int64(c.cfg.Timeout/c.frameDur) {
+		c.fail(fmt.Errorf("%w: snapshot frame %d is more than the %v timeout ahead of the client's frame %d",
+			ErrProtocol, h.Frame, c.cfg.Timeout, c.cf))
+		return
+	}
 	if c.haveSnap && h.Seq > c.snapSeq+1 {
 		c.stats.SnapshotsLost += uint64(h.Seq - c.snapSeq - 1)
 	}
@@ -281,6 +295,17 @@ func (c *Client) onSnapshot(now time.Duration) {
 		c.clockSet = true
 		c.lastSentLast = h.Frame
 		c.knownArrived = h.Frame
+		return
+	}
+	if c.cf-h.Frame >= cmdRing {
+		// Further ahead than the command ring reaches: re-predicting is
+		// capped by the commands kept, so start the clock again from this
+		// snapshot, as at the first one.
+		c.stats.ClockResets++
+		c.clockSet = false
+		c.clock = time.Duration(h.Frame)*c.frameDur + c.ch.Stats().RTT + c.target
+		c.cf = h.Frame
+		c.clockSet = true
 		return
 	}
 	c.steer(now, h.Frame, h.Lead)

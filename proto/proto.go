@@ -11,7 +11,8 @@ import (
 )
 
 // Version is the session protocol version the client sends in connect.
-const Version uint16 = 1
+// Version 2: connect carries a connect token and is padded to ConnectLen.
+const Version uint16 = 2
 
 // Errors returned by the parsers.
 var (
@@ -31,6 +32,15 @@ const (
 	// answers a spoofed request with more bytes than it received (no
 	// amplification).
 	GetChallengeLen = 40
+	// ConnectLen is the padded size of a connect payload: larger than any
+	// answer to it (an accept carries at most 1,046 bytes), so a server
+	// never sends more than it received even before the cookie proves the
+	// address (the reason QUIC pads a client's first packet to 1,200
+	// bytes, RFC 9000 §8.1).
+	ConnectLen = 1200
+	// MaxTokenLen bounds the private connect token a connect carries
+	// (package token: token.MaxPrivateTokenLen is smaller).
+	MaxTokenLen = 1024
 )
 
 // Kind is the first byte of a connectionless payload or of a reliable
@@ -81,10 +91,26 @@ const (
 	ReasonClientLeft    Reason = 8
 	ReasonKicked        Reason = 9
 	ReasonProtocolError Reason = 10
+	// Connect tokens (package token) and handshake limits.
+	ReasonTokenRequired     Reason = 11
+	ReasonTokenExpired      Reason = 12
+	ReasonTokenWrongProto   Reason = 13
+	ReasonTokenWrongServer  Reason = 14
+	ReasonTokenInvalid      Reason = 15
+	ReasonTokenReused       Reason = 16
+	ReasonTokenOtherAddress Reason = 17
+	ReasonTokenUnsupported  Reason = 18
+	ReasonTooManyAttempts   Reason = 19
+	ReasonTooManyFromIP     Reason = 20
 )
 
 var reasonNames = [...]string{"none", "server full", "wrong protocol version", "wrong entity registry",
-	"wrong password", "bad or expired cookie", "timed out", "server shut down", "client left", "kicked", "protocol error"}
+	"wrong password", "bad or expired cookie", "timed out", "server shut down", "client left", "kicked", "protocol error",
+	"this server requires a connect token", "connect token expired", "connect token is for another protocol id",
+	"connect token does not list this server", "connect token invalid (tampered or another key)",
+	"connect token already used", "connect token already used from another address",
+	"this server does not take connect tokens", "too many connect or password attempts; wait and retry",
+	"too many clients from this IP address"}
 
 func (r Reason) String() string {
 	if int(r) < len(reasonNames) {
@@ -115,6 +141,9 @@ type Connect struct {
 	RegistryHash uint64
 	Password     string
 	Name         string
+	// Token is the private part of a connect token (token.Token's
+	// AppendPrivate), empty on an insecure server.
+	Token []byte
 }
 
 // Accept admits a client: the connection id for the channel, its slot,
@@ -284,15 +313,25 @@ func ParseChallenge(p []byte) (Challenge, error) {
 }
 
 // Append: kind 3 | nonce u64 | cookie 16 | version u16 | registry hash u64 |
-// password (len u8, bytes) | name (len u8, bytes).
+// password (len u8, bytes) | name (len u8, bytes) | token (len u16, bytes) |
+// zero padding to ConnectLen. A token longer than MaxTokenLen is cut (and
+// will not open).
 func (m Connect) Append(b []byte) []byte {
+	start := len(b)
 	b = append(b, byte(KindConnect))
 	b = binary.LittleEndian.AppendUint64(b, m.Nonce)
 	b = append(b, m.Cookie[:]...)
 	b = binary.LittleEndian.AppendUint16(b, m.Version)
 	b = binary.LittleEndian.AppendUint64(b, m.RegistryHash)
 	b = appendStr8(b, m.Password, MaxPasswordLen)
-	return appendStr8(b, m.Name, MaxNameLen)
+	b = appendStr8(b, m.Name, MaxNameLen)
+	tok := m.Token[:min(len(m.Token), MaxTokenLen)]
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(tok)))
+	b = append(b, tok...)
+	for len(b)-start < ConnectLen {
+		b = append(b, 0)
+	}
+	return b
 }
 
 // ParseConnect parses a connect payload.
@@ -308,6 +347,20 @@ func ParseConnect(p []byte) (Connect, error) {
 	m.RegistryHash = d.u64()
 	m.Password = d.str8(MaxPasswordLen)
 	m.Name = d.str8(MaxNameLen)
+	if n := int(d.u16()); d.err == nil && n > MaxTokenLen {
+		d.err = fmt.Errorf("%w: token of %d bytes, max %d", ErrMalformed, n, MaxTokenLen)
+	} else if n > 0 {
+		m.Token = d.need(n)
+	}
+	if d.err == nil && len(p) != ConnectLen {
+		return m, fmt.Errorf("%w: connect of %d bytes, want %d", ErrMalformed, len(p), ConnectLen)
+	}
+	for _, c := range d.need(len(d.b)) {
+		if c != 0 {
+			d.err = fmt.Errorf("%w: non-zero padding", ErrMalformed)
+			break
+		}
+	}
 	return m, d.done()
 }
 

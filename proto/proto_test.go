@@ -3,11 +3,14 @@ package proto
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"testing"
 )
 
 func TestRoundTrip(t *testing.T) {
 	conn := Connect{Nonce: 7, Cookie: Cookie{1, 2}, Version: Version, RegistryHash: 99, Password: "pw", Name: "bob"}
+	connTok := conn
+	connTok.Token = bytes.Repeat([]byte{0xAB}, 600)
 	acc := Accept{Nonce: 7, ConnID: 0x1234, Client: 3, GameID: 0xdeadbeef, FrameDur: 16666, Settings: "map=one"}
 	ref := Refuse{Nonce: 7, Reason: ReasonServerFull, Text: "server full"}
 	app := Apply{Seq: 9, BaseHash: 11}
@@ -19,6 +22,7 @@ func TestRoundTrip(t *testing.T) {
 		v     any
 	}{
 		{"connect", conn.Append(nil), nil, func(b []byte) (any, error) { return ParseConnect(b) }, conn},
+		{"connect with token", connTok.Append(nil), nil, func(b []byte) (any, error) { return ParseConnect(b) }, connTok},
 		{"accept", acc.Append(nil), []byte{4, 7, 0, 0, 0, 0, 0, 0, 0, 0x34, 0x12, 3, 0xef, 0xbe, 0xad, 0xde, 0x1a, 0x41, 0, 0, 7, 0, 'm', 'a', 'p', '=', 'o', 'n', 'e'},
 			func(b []byte) (any, error) { return ParseAccept(b) }, acc},
 		{"refuse", ref.Append(nil), nil, func(b []byte) (any, error) { return ParseRefuse(b) }, ref},
@@ -32,7 +36,7 @@ func TestRoundTrip(t *testing.T) {
 			t.Errorf("%s: % x, want % x", tc.name, tc.b, tc.want)
 		}
 		v, err := tc.parse(tc.b)
-		if err != nil || v != tc.v {
+		if err != nil || !reflect.DeepEqual(v, tc.v) {
 			t.Errorf("%s: %+v %v", tc.name, v, err)
 		}
 		for i := range len(tc.b) {
@@ -52,13 +56,14 @@ func TestRoundTrip(t *testing.T) {
 
 func FuzzParse(f *testing.F) {
 	f.Add(Connect{Nonce: 7, Name: "x"}.Append(nil))
+	f.Add(Connect{Nonce: 7, Name: "x", Token: []byte("tok")}.Append(nil))
 	f.Add(Accept{Nonce: 7, FrameDur: 1, Settings: "s"}.Append(nil))
 	f.Add(Refuse{Reason: 1, Text: "t"}.Append(nil))
 	f.Add(Apply{Seq: 1}.Append(nil, 0))
 	f.Add(Apply{Seq: 70, BaseHash: 3}.Append(nil, 5))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if m, err := ParseConnect(b); err == nil {
-			if m2, err := ParseConnect(m.Append(nil)); err != nil || m2 != m {
+			if m2, err := ParseConnect(m.Append(nil)); err != nil || !reflect.DeepEqual(m2, m) {
 				t.Fatalf("connect round trip: %+v %+v %v", m, m2, err)
 			}
 		}
@@ -99,6 +104,31 @@ func TestIsHandshake(t *testing.T) {
 	for _, q := range []string{"", "getinfo xxx", "getstatus xxx", "getchallenge 42", "connect \"\\name\\x\"", " ", "\xff"} {
 		if IsHandshake([]byte(q)) {
 			t.Errorf("%q taken for a handshake payload", q)
+		}
+	}
+}
+
+// Guards against: an unpadded connect, or an answer that can outgrow it
+// (no handshake answer may be larger than the request it answers).
+func TestConnectPaddedAboveAnswers(t *testing.T) {
+	c := Connect{Name: "n"}.Append(nil)
+	if len(c) != ConnectLen {
+		t.Fatalf("connect %d bytes, want %d", len(c), ConnectLen)
+	}
+	if _, err := ParseConnect(c[:ConnectLen-1]); err == nil {
+		t.Fatal("short connect accepted")
+	}
+	big := Accept{FrameDur: 1, Settings: string(bytes.Repeat([]byte("s"), MaxSettingsLen))}.Append(nil)
+	ref := Refuse{Text: string(bytes.Repeat([]byte("r"), MaxReasonLen))}.Append(nil)
+	if len(big) >= ConnectLen || len(ref) >= ConnectLen {
+		t.Fatalf("largest accept %d, refuse %d bytes: not below the %d-byte connect", len(big), len(ref), ConnectLen)
+	}
+	if ch := (Challenge{}).Append(nil); len(ch) > GetChallengeLen {
+		t.Fatalf("challenge %d bytes, getchallenge %d", len(ch), GetChallengeLen)
+	}
+	for r := ReasonNone; r <= ReasonTooManyFromIP; r++ {
+		if len(r.String()) > MaxReasonLen || r.String() == "" {
+			t.Fatalf("reason %d: %q", r, r.String())
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"net/netip"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/snapwire/snapwire/netchan"
 	"github.com/snapwire/snapwire/proto"
 	"github.com/snapwire/snapwire/snapshot"
+	"github.com/snapwire/snapwire/token"
 )
 
 // ClientStats are one client's figures on the server.
@@ -35,18 +37,32 @@ type ClientStats struct {
 	LoadGameSent     uint64
 	AcksApplied      uint64
 	WrongGame        uint64 // messages carrying another game id
-	Channel          netchan.Stats
+	// Secure reports whether the session is encrypted (it connected with
+	// a token); TokenClientID and UserData come from its token.
+	Secure        bool
+	TokenClientID uint64
+	UserData      []byte
+	// AddrPending: the address changed and the client has not yet
+	// confirmed it with a second packet from there.
+	AddrPending bool
+	Channel     netchan.Stats
 }
 
 type client struct {
-	s     *Server
-	num   game.ClientNum
-	id    netchan.ConnID
-	addr  netip.AddrPort
-	nonce uint64
-	name  string
-	ch    *netchan.Channel
-	enc   *snapshot.Encoder
+	s    *Server
+	num  game.ClientNum
+	id   netchan.ConnID
+	addr netip.AddrPort
+	// addrPending: addr changed on the last authenticated packet; until
+	// the next one from it confirms it, at most pendingBudget bytes (those
+	// received from it) are sent there, so a rebinding cannot reflect more
+	// than it received.
+	addrPending   bool
+	pendingBudget int
+	nonce         uint64
+	name          string
+	ch            *netchan.Channel
+	enc           *snapshot.Encoder
 	// lastApply is the sequence of the last "apply S" queued in this game:
 	// applies are sent as the distance from it (proto.Apply).
 	lastApply snapshot.Seq
@@ -77,16 +93,34 @@ type client struct {
 	stats  ClientStats
 }
 
-func newClient(s *Server, num game.ClientNum, id netchan.ConnID, from netip.AddrPort, m proto.Connect, now time.Duration) *client {
+func newClient(s *Server, num game.ClientNum, id netchan.ConnID, from netip.AddrPort, m proto.Connect, now time.Duration, tok *token.Private) *client {
+	cfg := s.cfg.Channel
+	if tok != nil {
+		// The server sends with the server→client key (package token).
+		cfg.Keys = &netchan.Keys{Send: tok.ServerToClientKey, Recv: tok.ClientToServerKey}
+	}
 	c := &client{
 		s: s, num: num, id: id, addr: from, nonce: m.Nonce, name: m.Name,
-		ch:           netchan.New(s.cfg.Channel, id),
+		ch:           netchan.New(cfg, id),
 		lastRecv:     now,
 		snapInterval: time.Second / time.Duration(s.cfg.SnapshotRate),
 		nextSnap:     now,
 		states:       make([]game.Snapshotter, s.reg.NumStates()),
 	}
-	c.emit = func(p []byte) { c.s.send.Send(c.addr, p) }
+	if tok != nil {
+		c.stats.Secure, c.stats.TokenClientID = true, tok.ClientID
+		c.stats.UserData = tok.UserData
+	}
+	c.emit = func(p []byte) {
+		if c.addrPending {
+			if len(p) > c.pendingBudget {
+				c.s.stats.UnconfirmedDrops++
+				return
+			}
+			c.pendingBudget -= len(p)
+		}
+		c.s.send.Send(c.addr, p)
+	}
 	c.h.c = c
 	return c
 }
@@ -140,7 +174,7 @@ func (c *client) queueReliable(m []byte) bool {
 func (c *client) statsCopy() ClientStats {
 	st := c.stats
 	st.Num, st.Name, st.Addr, st.ConnID, st.InGame = c.num, c.name, c.addr, c.id, c.inGame
-	st.Lead = c.lead
+	st.Lead, st.AddrPending = c.lead, c.addrPending
 	st.Channel = c.ch.Stats()
 	return st
 }
@@ -262,17 +296,35 @@ func (h *chanHandler) Unreliable(typ netchan.MessageType, msg []byte) {
 
 // handle processes one channel packet for this client.
 func (c *client) handle(now time.Duration, from netip.AddrPort, pkt []byte) {
+	if !c.stats.Secure && from.Addr() != c.addr.Addr() {
+		// Insecure session: nothing proves the sender, so only the port
+		// may change (Quake 3 does the same, seed 002: the qport).
+		c.s.stats.WrongSource++
+		return
+	}
 	before := c.ch.LastReceivedSequence()
 	c.h.now = now
 	if err := c.ch.Receive(now, pkt, &c.h); err != nil {
-		c.s.stats.BadPackets++
+		if errors.Is(err, netchan.ErrAuth) {
+			c.s.stats.AuthFailures++
+		} else {
+			c.s.stats.BadPackets++
+		}
 		return
 	}
 	if c.ch.LastReceivedSequence() != before {
 		// A valid new message: the client is alive, and this is where it
-		// is now (a NAT may have changed its port, DOOM III §3).
+		// is now (a NAT may have changed its port, DOOM III §3). A new
+		// address is used at full rate once a second packet from it
+		// confirms it.
 		c.lastRecv = now
-		c.addr = from
+		switch {
+		case from != c.addr:
+			c.addr, c.addrPending, c.pendingBudget = from, true, len(pkt)
+			c.s.stats.AddrChanges++
+		case c.addrPending:
+			c.addrPending = false
+		}
 	}
 	if c.leaving && c.s.slots[c.num] == c {
 		c.s.drop(c, proto.ReasonClientLeft, false)

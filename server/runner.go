@@ -59,6 +59,10 @@ func Listen(addr string, cfg Config, g game.Game, settings string) (*Runner, err
 		return nil, err
 	}
 	r := &Runner{conn: conn}
+	// Tokens name the server by its address: the one it listens on counts.
+	local := conn.LocalAddr().(*net.UDPAddr).AddrPort()
+	cfg.PublicAddrs = append(append([]netip.AddrPort(nil), cfg.PublicAddrs...),
+		netip.AddrPortFrom(local.Addr().Unmap(), local.Port()))
 	r.srv, err = New(cfg, g, settings, SendFunc(func(to netip.AddrPort, p []byte) {
 		conn.WriteToUDPAddrPort(p, to)
 	}))
@@ -84,3 +88,11 @@ func (r *Runner) Do(ctx context.Context, f func(now time.Duration, s *Server)) b
 // disconnect message, closes the socket, waits for the reader and returns
 // nil.
 func (r *Runner) Run(ctx context.Context) error { return r.loop.Run(ctx) }
+
+// ReadStats are the socket reader's counters: datagrams received, and
+// those dropped because the owner had not taken the earlier ones yet (its
+// buffer pool was empty).
+func (r *Runner) ReadStats() (received, dropped uint64) {
+	st := r.loop.Stats()
+	return st.Received, st.Dropped
+}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"crypto/hmac"
+	crand "crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"github.com/snapwire/snapwire/netchan"
 	"github.com/snapwire/snapwire/proto"
 	"github.com/snapwire/snapwire/snapshot"
+	"github.com/snapwire/snapwire/token"
 )
 
 // Sender sends one UDP datagram; pkt is valid only during the call.
@@ -34,10 +36,37 @@ type Config struct {
 	SnapshotRate int    // snapshots per second per client, 10..60 [20] (§3: 10-20 Hz)
 	MaxClients   int    // player slots [8], at most 64
 	Password     string // required in connect when not empty
-	// Secret keys the challenge cookie HMAC; nil derives one from Seed
-	// (tests), so a real server should set it from crypto/rand.
+	// TokenKey makes the server secure: it accepts only connects that
+	// carry a connect token sealed with this key (package token), and
+	// every channel packet is then authenticated and encrypted with the
+	// token's session keys (netchan.Keys). Without it the server uses the
+	// insecure handshake, meant for tests, demos and trusted networks:
+	// anyone who can spoof a client's IP address can inject packets into
+	// its session (package doc).
+	TokenKey *token.Key
+	// ProtocolID is the protocol id connect tokens must carry.
+	ProtocolID uint64
+	// PublicAddrs are the addresses connect tokens name this server by
+	// (one must be listed in a token); Listen adds its local address.
+	PublicAddrs []netip.AddrPort
+	// WallClock tells Unix time for token expiry [time.Now]: the virtual
+	// time the core runs on has no epoch.
+	WallClock func() time.Time
+	// MaxClientsPerIP bounds the clients from one IP address with the
+	// insecure handshake [4]; a secure server relies on its tokens.
+	MaxClientsPerIP int
+	// MaxConnectAttempts bounds the connects processed per cookie (source
+	// address and port) and cookie lifetime [16], and MaxPasswordFailures
+	// the wrong passwords per IP address and lifetime [3]; beyond them
+	// connects are refused until the next lifetime (ReasonTooManyAttempts).
+	MaxConnectAttempts, MaxPasswordFailures int
+	// Secret keys the challenge cookie HMAC [32 bytes from crypto/rand].
 	Secret []byte
-	Seed   uint64 // seeds connection ids and game ids
+	// Seed seeds game ids; with Deterministic it also derives Secret (when
+	// nil) and seeds connection ids, for reproducible tests. Without
+	// Deterministic both come from crypto/rand.
+	Seed          uint64
+	Deterministic bool
 	// Timeout drops a client from which nothing arrived for this long [10s].
 	Timeout time.Duration
 	// CookieLifetime is the width of a cookie's time bucket [10s]; a cookie
@@ -98,6 +127,18 @@ func (c *Config) defaults() {
 	if c.MaxSavedEvents <= 0 {
 		c.MaxSavedEvents = 1024
 	}
+	if c.WallClock == nil {
+		c.WallClock = time.Now
+	}
+	if c.MaxClientsPerIP <= 0 {
+		c.MaxClientsPerIP = 4
+	}
+	if c.MaxConnectAttempts <= 0 {
+		c.MaxConnectAttempts = 16
+	}
+	if c.MaxPasswordFailures <= 0 {
+		c.MaxPasswordFailures = 3
+	}
 }
 
 // Errors.
@@ -130,7 +171,8 @@ type Server struct {
 	reg       *game.Registry
 	send      Sender
 	frameDur  time.Duration
-	rng       *rand.Rand
+	rng       *rand.Rand // game ids
+	ids       *rand.Rand // connection ids
 
 	settings string
 	gameID   game.GameID
@@ -162,6 +204,11 @@ type Server struct {
 
 	replyTo netip.AddrPort
 	replyFn func([]byte) // bound once: replies to replyTo
+
+	opener     *token.Opener // nil: insecure handshake
+	usedTokens tokenTable
+	connects   attemptTable[netip.AddrPort] // per cookie
+	pwFails    attemptTable[netip.Addr]     // per IP address
 }
 
 // savedEvent is a saved event with its own copy of the payload. ev.Data is
@@ -176,20 +223,35 @@ type savedEvent struct {
 
 // Stats are server-wide counters.
 type Stats struct {
-	Frames           uint64
-	Connects         uint64 // clients accepted
-	Refused          uint64
-	BadCookies       uint64
-	Challenges       uint64
-	Queries          uint64 // connectionless packets passed to OnConnectionless
-	Timeouts         uint64
-	Disconnects      uint64
-	BadPackets       uint64 // channel packets rejected or unparsable
-	UnknownConn      uint64 // channel packets for no connection
-	MapChanges       uint64
-	SavedEvents      int // saved events kept now
-	ReliableEvents   uint64
-	UnreliableEvents uint64
+	Frames      uint64
+	Connects    uint64 // clients accepted
+	Refused     uint64
+	BadCookies  uint64
+	Challenges  uint64
+	Queries     uint64 // connectionless packets passed to OnConnectionless
+	Timeouts    uint64
+	Disconnects uint64
+	BadPackets  uint64 // channel packets rejected or unparsable
+	UnknownConn uint64 // channel packets for no connection
+	// AuthFailures counts channel packets that failed authentication
+	// (secure server): forged, corrupted or replayed; dropped unread.
+	AuthFailures uint64
+	// WrongSource counts packets of an insecure session from another IP
+	// address than the client's (only its port may change).
+	WrongSource uint64
+	// AddrChanges counts client address changes (NAT rebinding) taken from
+	// authenticated packets; UnconfirmedDrops the packets not sent to a
+	// new address beyond the bytes received from it before the client's
+	// next packet confirmed it.
+	AddrChanges, UnconfirmedDrops uint64
+	// TokensRefused counts connects refused for their token; Throttled
+	// those refused by MaxConnectAttempts, MaxPasswordFailures or
+	// MaxClientsPerIP.
+	TokensRefused, Throttled uint64
+	MapChanges               uint64
+	SavedEvents              int // saved events kept now
+	ReliableEvents           uint64
+	UnreliableEvents         uint64
 }
 
 // New returns a server running game g, loaded with settings.
@@ -201,7 +263,8 @@ func New(cfg Config, g game.Game, settings string, send Sender) (*Server, error)
 	s := &Server{
 		cfg: cfg, g: g, reg: g.Registry(), send: send,
 		frameDur: time.Second / time.Duration(cfg.FrameRate),
-		rng:      rand.New(rand.NewPCG(cfg.Seed, 0x5eed5e17e4)),
+		rng:      rand.New(rand.NewPCG(cfg.Seed, 0x5eed5e17e4)), // game ids
+		ids:      rand.New(rand.NewPCG(cfg.Seed, 0x1d5)),
 		slots:    make([]*client, cfg.MaxClients),
 		byID:     make(map[netchan.ConnID]*client),
 		buf:      make([]byte, 1<<16),
@@ -209,8 +272,25 @@ func New(cfg Config, g game.Game, settings string, send Sender) (*Server, error)
 		mapBase:  snapshot.NewCommonBase(g.Registry().NumStates()),
 	}
 	s.replyFn = func(p []byte) { s.sendOOB(s.replyTo, p) }
+	if !cfg.Deterministic {
+		var seed [16]byte
+		if _, err := crand.Read(seed[:]); err != nil {
+			return nil, err
+		}
+		s.ids = rand.New(rand.NewPCG(binary.LittleEndian.Uint64(seed[:]), binary.LittleEndian.Uint64(seed[8:])))
+	}
 	if s.cfg.Secret == nil {
-		s.cfg.Secret = binary.LittleEndian.AppendUint64([]byte("snapwire-test-secret"), cfg.Seed)
+		if cfg.Deterministic {
+			s.cfg.Secret = binary.LittleEndian.AppendUint64([]byte("snapwire-test-secret"), cfg.Seed)
+		} else {
+			s.cfg.Secret = make([]byte, 32)
+			if _, err := crand.Read(s.cfg.Secret); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if cfg.TokenKey != nil {
+		s.opener = token.NewOpener(*cfg.TokenKey, cfg.ProtocolID, cfg.PublicAddrs)
 	}
 	if err := s.load(settings); err != nil {
 		return nil, err
@@ -689,9 +769,28 @@ func (s *Server) handleConnectionless(now time.Duration, from netip.AddrPort, p 
 
 func (s *Server) refuse(to netip.AddrPort, nonce uint64, why proto.Reason) {
 	s.stats.Refused++
-	s.sendOOB(to, proto.Refuse{Nonce: nonce, Reason: why, Text: why.String()}.Append(nil))
+	// The client names the reason itself (proto.Reason.String); no text,
+	// so a refusal is a few bytes whatever the reason.
+	s.sendOOB(to, proto.Refuse{Nonce: nonce, Reason: why}.Append(nil))
 }
 
+// tokenRefusal maps an error of token.Opener.Open to the reason sent.
+func tokenRefusal(err error) proto.Reason {
+	switch {
+	case errors.Is(err, token.ErrExpired):
+		return proto.ReasonTokenExpired
+	case errors.Is(err, token.ErrWrongProtocol):
+		return proto.ReasonTokenWrongProto
+	case errors.Is(err, token.ErrWrongServer):
+		return proto.ReasonTokenWrongServer
+	default:
+		return proto.ReasonTokenInvalid
+	}
+}
+
+// connect handles a connect request. Its cookie proves the source
+// receives at its address before anything is stored for it; the request
+// is padded (proto.ConnectLen) above the size of any answer.
 func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect) {
 	if !s.cookieValid(now, from, m.Cookie) {
 		s.stats.BadCookies++
@@ -705,6 +804,52 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 			return
 		}
 	}
+	bucket := s.bucket(now)
+	at, pw := s.connects.get(from, bucket), s.pwFails.get(from.Addr(), bucket)
+	if at == nil || pw == nil || at.connects >= s.cfg.MaxConnectAttempts || pw.pwFails >= s.cfg.MaxPasswordFailures {
+		s.stats.Throttled++
+		s.refuse(from, m.Nonce, proto.ReasonTooManyAttempts)
+		return
+	}
+	at.connects++
+	var priv *token.Private
+	if s.opener != nil {
+		if len(m.Token) == 0 {
+			s.stats.TokensRefused++
+			s.refuse(from, m.Nonce, proto.ReasonTokenRequired)
+			return
+		}
+		p, err := s.opener.Open(m.Token, s.cfg.WallClock())
+		if err != nil {
+			s.stats.TokensRefused++
+			s.refuse(from, m.Nonce, tokenRefusal(err))
+			return
+		}
+		// A token binds to the first address that uses it, and serves one
+		// session (the same request again is answered above).
+		if why := s.usedTokens.use(p.MAC, from, m.Nonce, p.Expires); why != proto.ReasonNone {
+			s.stats.TokensRefused++
+			s.refuse(from, m.Nonce, why)
+			return
+		}
+		priv = p
+	} else {
+		if len(m.Token) > 0 {
+			s.refuse(from, m.Nonce, proto.ReasonTokenUnsupported)
+			return
+		}
+		n := 0
+		for _, c := range s.slots {
+			if c != nil && c.addr.Addr() == from.Addr() {
+				n++
+			}
+		}
+		if n >= s.cfg.MaxClientsPerIP {
+			s.stats.Throttled++
+			s.refuse(from, m.Nonce, proto.ReasonTooManyFromIP)
+			return
+		}
+	}
 	switch {
 	case m.Version != proto.Version:
 		s.refuse(from, m.Nonce, proto.ReasonWrongVersion)
@@ -713,6 +858,7 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 		s.refuse(from, m.Nonce, proto.ReasonWrongRegistry)
 		return
 	case s.cfg.Password != "" && !hmac.Equal([]byte(m.Password), []byte(s.cfg.Password)):
+		pw.pwFails++
 		s.refuse(from, m.Nonce, proto.ReasonWrongPassword)
 		return
 	}
@@ -729,9 +875,9 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 	}
 	var id netchan.ConnID
 	for id == 0 || s.byID[id] != nil {
-		id = netchan.ConnID(s.rng.Uint32())
+		id = netchan.ConnID(s.ids.Uint32())
 	}
-	c := newClient(s, game.ClientNum(slot), id, from, m, now)
+	c := newClient(s, game.ClientNum(slot), id, from, m, now, priv)
 	s.snapCache.Invalidate()
 	if err := s.g.ClientConnected(c.num); err != nil {
 		s.refuse(from, m.Nonce, proto.ReasonServerFull)

@@ -245,10 +245,11 @@ func newHarness(opt Options, extra int) (*harness, error) {
 		return nil, err
 	}
 	scfg := server.Config{
-		MaxClients: opt.Clients + extra,
-		Seed:       opt.Seed,
-		VerifyBase: true,
-		OnFrame:    h.onFrame,
+		MaxClients:    opt.Clients + extra,
+		Seed:          opt.Seed,
+		Deterministic: true, // a run is reproducible from its seed
+		VerifyBase:    true,
+		OnFrame:       h.onFrame,
 		OnApply: func(c game.ClientNum, seq snapshot.Seq, base *snapshot.CommonBase) {
 			h.applied[appliedKey{c, h.srv.GameID(), seq}] = base.Hash()
 		},

@@ -1,0 +1,172 @@
+package client_test
+
+import (
+	"errors"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/snapwire/snapwire/client"
+	"github.com/snapwire/snapwire/netsim"
+	"github.com/snapwire/snapwire/proto"
+	"github.com/snapwire/snapwire/server"
+	"github.com/snapwire/snapwire/token"
+)
+
+const testProtocol = 0x736e6170
+
+var (
+	secureKey = token.Key{7: 7, 31: 31}
+	wallStart = time.Unix(1_800_000_000, 0)
+)
+
+// secureConfig is a server configuration that requires tokens, with a
+// wall clock that follows the simulation's virtual time.
+func secureConfig(s **sim) server.Config {
+	return server.Config{
+		TokenKey: &secureKey, ProtocolID: testProtocol, PublicAddrs: []netip.AddrPort{serverAddr},
+		WallClock: func() time.Time { return wallStart.Add((*s).now) },
+	}
+}
+
+func issueToken(t testing.TB, p token.Params, at time.Time) *token.Token {
+	t.Helper()
+	if p.ProtocolID == 0 {
+		p.ProtocolID = testProtocol
+	}
+	if p.Servers == nil {
+		p.Servers = []netip.AddrPort{serverAddr}
+	}
+	tok, err := token.Issue(secureKey, p, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// Acceptance (secure sessions): clients with tokens play over a lossy link
+// with every channel packet encrypted, and every invariant holds.
+func TestSecureSessions(t *testing.T) {
+	var s *sim
+	s = newSim(t, 81, netsim.LinkConfig{Latency: 40 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.1}, secureConfig(&s))
+	for i := range 4 {
+		tok := issueToken(t, token.Params{ClientID: uint64(100 + i), UserData: []byte("team=red")}, wallStart)
+		s.addClient(i, botLane, client.Config{Token: tok})
+	}
+	s.run(20 * time.Second)
+	checkInvariants(t, s)
+	for i := range 4 {
+		cs, ok := s.srv.Client(s.cls[i].c.ClientNum())
+		if !ok || !cs.Secure || cs.TokenClientID != uint64(100+i) || string(cs.UserData) != "team=red" {
+			t.Errorf("client %d on the server: %+v", i, cs)
+		}
+	}
+	if st := s.srv.Stats(); st.AuthFailures != 0 || st.Connects != 4 {
+		t.Errorf("server: %d authentication failures, %d connects", st.AuthFailures, st.Connects)
+	}
+}
+
+// Acceptance (tokens): expired, wrong protocol, wrong server, tampered and
+// reused tokens, and a valid token from a second address, are each refused
+// with a reason the client can print.
+func TestTokenRefusals(t *testing.T) {
+	var s *sim
+	s = newSim(t, 82, netsim.LinkConfig{Latency: 10 * time.Millisecond}, secureConfig(&s))
+	used := issueToken(t, token.Params{}, wallStart)
+	tampered := issueToken(t, token.Params{}, wallStart)
+	tampered.Sealed[3] ^= 0x10
+	cases := []struct {
+		name string
+		tok  *token.Token
+		want proto.Reason
+	}{
+		{"no token", nil, proto.ReasonTokenRequired},
+		{"expired", issueToken(t, token.Params{Lifetime: time.Second}, wallStart.Add(-5*time.Second)), proto.ReasonTokenExpired},
+		{"wrong protocol", issueToken(t, token.Params{ProtocolID: 99}, wallStart), proto.ReasonTokenWrongProto},
+		{"wrong server", issueToken(t, token.Params{Servers: []netip.AddrPort{netip.MustParseAddrPort("10.0.0.9:27960")}}, wallStart), proto.ReasonTokenWrongServer},
+		{"tampered", tampered, proto.ReasonTokenInvalid},
+		{"first use", used, proto.ReasonNone},
+		{"same token from a second address", used, proto.ReasonTokenOtherAddress},
+	}
+	for i, c := range cases {
+		sc := s.addClient(i, botLane, client.Config{Token: c.tok})
+		s.run(s.now + time.Second)
+		var ref *client.RefusedError
+		switch {
+		case c.want == proto.ReasonNone:
+			if sc.c.State() != client.Connected {
+				t.Errorf("%s: %v %v", c.name, sc.c.State(), sc.c.Err())
+			}
+		case !errors.As(sc.c.Err(), &ref) || ref.Reason != c.want:
+			t.Errorf("%s: err %v, want refusal %q", c.name, sc.c.Err(), c.want)
+		default:
+			t.Logf("%s: %v", c.name, sc.c.Err())
+		}
+	}
+	// The first user leaves; its token cannot start a second session, even
+	// from its own address.
+	first := s.cls[5]
+	first.c.Disconnect(s.now)
+	s.run(s.now + 500*time.Millisecond)
+	again, err := client.New(client.Config{Token: used, Name: "again"}, first.g, client.InputFunc(nil), client.SendFunc(func(to netip.AddrPort, p []byte) {
+		first.ep.WriteTo(p, to)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.c = again
+	again.Connect(s.now, serverAddr)
+	s.run(s.now + time.Second)
+	var ref *client.RefusedError
+	if !errors.As(again.Err(), &ref) || ref.Reason != proto.ReasonTokenReused {
+		t.Errorf("reused token: %v %v", again.State(), again.Err())
+	}
+	if st := s.srv.Stats(); st.TokensRefused != 7 || s.srv.NumClients() != 0 {
+		t.Errorf("%d token refusals counted (want 7), %d clients", st.TokensRefused, s.srv.NumClients())
+	}
+}
+
+// A secure server's client keeps its session across a NAT rebinding to a
+// new IP address and port: the address moves on an authenticated packet.
+func TestSecureRebind(t *testing.T) {
+	var s *sim
+	s = newSim(t, 83, netsim.LinkConfig{Latency: 30 * time.Millisecond}, secureConfig(&s))
+	sc := s.addClient(0, botLane, client.Config{Token: issueToken(t, token.Params{}, wallStart)})
+	s.run(3 * time.Second)
+	newAddr := netip.MustParseAddrPort("10.0.9.9:51234")
+	if err := sc.ep.Rebind(newAddr); err != nil {
+		t.Fatal(err)
+	}
+	before := sc.c.Stats().SnapshotsReceived
+	s.run(8 * time.Second)
+	cs, ok := s.srv.Client(0)
+	if !ok || cs.Addr != newAddr || cs.AddrPending || sc.c.State() != client.Connected {
+		t.Fatalf("after rebind: server sees %v (ok %v, pending %v), client %v", cs.Addr, ok, cs.AddrPending, sc.c.State())
+	}
+	if got := sc.c.Stats().SnapshotsReceived - before; got < 90 {
+		t.Errorf("%d snapshots after the rebind", got)
+	}
+	if st := s.srv.Stats(); st.AddrChanges != 1 {
+		t.Errorf("%d address changes", st.AddrChanges)
+	}
+	checkInvariants(t, s)
+}
+
+// An insecure session never moves to another IP address: only the port may
+// change (the spoofer must at least spoof the client's IP).
+func TestInsecureKeepsIP(t *testing.T) {
+	s := newSim(t, 84, netsim.LinkConfig{Latency: 30 * time.Millisecond}, server.Config{})
+	sc := s.addClient(0, botLane, client.Config{})
+	s.run(2 * time.Second)
+	if err := sc.ep.Rebind(netip.MustParseAddrPort("10.0.9.9:51234")); err != nil {
+		t.Fatal(err)
+	}
+	s.run(4 * time.Second)
+	cs, ok := s.srv.Client(0)
+	if !ok || cs.Addr != clientAddr(0) {
+		t.Fatalf("insecure session moved to %v", cs.Addr)
+	}
+	if s.srv.Stats().WrongSource == 0 {
+		t.Fatal("packets from the other IP not counted")
+	}
+}

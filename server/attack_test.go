@@ -1,0 +1,694 @@
+package server_test
+
+// Attacks on a real server over real UDP sockets on loopback, as an
+// off-path attacker would make them: the attacker's host is 127.0.0.2 (and
+// 127.0.0.3 plays a victim of reflection), the players are on 127.0.0.1.
+// Every loop is bounded in count and time.
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"net"
+	"net/netip"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/snapwire/snapwire/client"
+	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/testgame"
+	"github.com/snapwire/snapwire/netchan"
+	"github.com/snapwire/snapwire/proto"
+	"github.com/snapwire/snapwire/server"
+	"github.com/snapwire/snapwire/token"
+)
+
+const attackProtocol = 0xA77AC4
+
+var attackKey = token.Key{1: 1, 2: 2}
+
+type match struct {
+	t       *testing.T
+	srv     *server.Runner
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	clients []*client.Runner
+	errs    chan error
+}
+
+// startMatch runs a server (secure when secure is set) and n clients.
+func startMatch(t *testing.T, cfg server.Config, secure bool, n int) *match {
+	t.Helper()
+	if secure {
+		cfg.TokenKey, cfg.ProtocolID = &attackKey, attackProtocol
+	}
+	srv, err := server.Listen("127.0.0.1:0", cfg, testgame.New(), testgame.DefaultSettings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &match{t: t, srv: srv, errs: make(chan error, n)}
+	m.ctx, m.cancel = context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(m.stop)
+	m.wg.Add(1)
+	go func() { defer m.wg.Done(); srv.Run(m.ctx) }()
+	for i := range n {
+		ccfg := client.Config{Seed: uint64(i)}
+		if secure {
+			tok, err := token.Issue(attackKey, token.Params{ProtocolID: attackProtocol, ClientID: uint64(i),
+				Servers: []netip.AddrPort{srv.Addr()}}, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ccfg.Token = tok
+		}
+		r, err := client.Dial(srv.Addr().String(), ccfg, testgame.New(),
+			client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{Forward: 40} }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.clients = append(m.clients, r)
+		m.wg.Add(1)
+		go func() { defer m.wg.Done(); m.errs <- r.Run(m.ctx) }()
+	}
+	m.waitSnapshots(20, 10*time.Second)
+	return m
+}
+
+func (m *match) stop() {
+	m.cancel()
+	m.wg.Wait()
+}
+
+// snapshots returns each client's snapshot count and whether it is connected.
+func (m *match) snapshots() ([]uint64, bool) {
+	out := make([]uint64, len(m.clients))
+	all := true
+	for i, r := range m.clients {
+		r.Do(m.ctx, func(now time.Duration, c *client.Client) {
+			out[i] = c.Stats().SnapshotsReceived
+			all = all && c.State() == client.Connected
+		})
+	}
+	return out, all
+}
+
+// waitSnapshots waits until every client received at least n more snapshots.
+func (m *match) waitSnapshots(n uint64, limit time.Duration) {
+	m.t.Helper()
+	start, _ := m.snapshots()
+	deadline := time.Now().Add(limit)
+	for {
+		now, ok := m.snapshots()
+		done := true
+		for i := range now {
+			done = done && now[i] >= start[i]+n
+		}
+		if done && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			m.t.Fatalf("clients stuck at %v snapshots (connected %v)", now, ok)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// server runs f on the server's goroutine.
+func (m *match) server(f func(s *server.Server)) {
+	m.srv.Do(m.ctx, func(now time.Duration, s *server.Server) { f(s) })
+}
+
+func (m *match) clientAddrs() map[netchan.ConnID]netip.AddrPort {
+	out := map[netchan.ConnID]netip.AddrPort{}
+	m.server(func(s *server.Server) {
+		for _, cs := range s.Clients() {
+			out[cs.ConnID] = cs.Addr
+		}
+	})
+	return out
+}
+
+// attacker binds a UDP socket on the given loopback host.
+func attacker(t *testing.T, host string) *net.UDPConn {
+	t.Helper()
+	c, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.MustParseAddrPort(host+":0")))
+	if err != nil {
+		t.Skipf("cannot bind %s (loopback aliases): %v", host, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// forged returns the forged packets of the sweep for one connection id: a
+// reliable "disconnect" (kick), an idle packet (hijack: a newer sequence
+// from the attacker's address) and a command packet (injection), each with
+// two sequence guesses 32,768 apart so one of them is "newer" whatever the
+// channel's sequence; and each of those again with the encrypted flag and
+// a random 16-byte tag.
+func forged(id netchan.ConnID) [][]byte {
+	var out [][]byte
+	hdr := func(flags, typ byte, seq uint16) []byte {
+		b := []byte{flags, typ, 0, 0, 0, 0, 0, 0}
+		binary.LittleEndian.PutUint16(b[2:], uint16(id))
+		binary.LittleEndian.PutUint16(b[4:], seq)
+		return b
+	}
+	const (
+		flagReliable  = 1 << 2
+		flagEncrypted = 1 << 5
+	)
+	for _, seq := range []uint16{100, 100 + 32768} {
+		kick := append(hdr(flagReliable, 0, seq), 1<<4|1, 2, byte(proto.RelDisconnect), byte(proto.ReasonClientLeft))
+		idle := hdr(0, byte(proto.TypeIdle), seq)
+		cmds := append(hdr(0, byte(proto.TypeCommands), seq), 0, 0, 0, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF)
+		for _, p := range [][]byte{kick, idle, cmds} {
+			out = append(out, p)
+			enc := append([]byte(nil), p...)
+			enc[0] |= flagEncrypted
+			var tag [16]byte
+			rand.Read(tag[:])
+			out = append(out, append(enc, tag[:]...))
+		}
+	}
+	return out
+}
+
+// sweep sends forged packets (those of forged selected by keep) for every
+// connection id from conn to the server, paced so the server's reader
+// mostly keeps up; it returns the packets and bytes sent.
+func sweep(t *testing.T, conn *net.UDPConn, to netip.AddrPort, keep func(i int) bool) (pkts, bytes int) {
+	deadline := time.Now().Add(60 * time.Second)
+	for id := range 1 << 16 {
+		for i, p := range forged(netchan.ConnID(id)) {
+			if !keep(i) {
+				continue
+			}
+			if _, err := conn.WriteToUDPAddrPort(p, to); err != nil {
+				t.Fatal(err)
+			}
+			pkts++
+			bytes += len(p)
+		}
+		if id%32 == 31 {
+			time.Sleep(time.Millisecond)
+			if time.Now().After(deadline) {
+				t.Fatal("sweep took over 60 s")
+			}
+		}
+	}
+	return pkts, bytes
+}
+
+// Acceptance: sweeping all 65,536 connection ids with forged kick, hijack
+// and command packets ends no session, moves no address and runs no forged
+// command: every forged packet that names a live connection is dropped as
+// unauthenticated or malformed before it touches the session.
+//
+// Guards against: routing by connection id alone (the server once moved a
+// session to the source of any packet with a newer sequence), a channel
+// that delivers before authenticating, and an address change on a packet
+// that did not authenticate.
+func TestAttackConnIDSweepSecure(t *testing.T) {
+	m := startMatch(t, server.Config{}, true, 4)
+	before := m.clientAddrs()
+	att := attacker(t, "127.0.0.2")
+	victim := attacker(t, "127.0.0.3") // reflection: the "victim" sends the forgeries
+	all := func(int) bool { return true }
+	hijack := func(i int) bool { return i%6 == 2 || i%6 == 3 } // the idle packets, plaintext and encrypted
+	pkts, sent := sweep(t, att, m.srv.Addr(), all)
+	vpkts, vsent := sweep(t, victim, m.srv.Addr(), hijack)
+	m.waitSnapshots(20, 10*time.Second) // the match goes on
+	after := m.clientAddrs()
+	if len(after) != 4 {
+		t.Fatalf("%d sessions left of 4", len(after))
+	}
+	for id, a := range before {
+		if after[id] != a {
+			t.Errorf("connection %d moved from %v to %v", id, a, after[id])
+		}
+	}
+	var st server.Stats
+	m.server(func(s *server.Server) { st = s.Stats() })
+	_, dropped := m.srv.ReadStats()
+	hit := 4 * (len(forged(0)) + 4) // packets naming a live connection, from both sources
+	t.Logf("sweep: %d + %d packets (%d + %d bytes); server: %d auth failures, %d bad, %d unknown connection, %d reader drops, %d address changes",
+		pkts, vpkts, sent, vsent, st.AuthFailures, st.BadPackets, st.UnknownConn, dropped, st.AddrChanges)
+	if st.AddrChanges != 0 || st.Disconnects != 0 {
+		t.Errorf("%d address changes, %d disconnects", st.AddrChanges, st.Disconnects)
+	}
+	// Every forged packet that named a live connection and was read is
+	// rejected (the reader may drop some when the burst outruns it).
+	if got := int(st.AuthFailures + st.BadPackets); got > hit || got < hit-int(dropped) {
+		t.Errorf("%d auth failures + %d bad packets, want the %d forged packets that named a live connection (less %d reader drops)",
+			st.AuthFailures, st.BadPackets, hit, dropped)
+	}
+	if st.AuthFailures == 0 {
+		t.Error("no packet failed authentication: the encrypted forgeries were not checked")
+	}
+	// Reflection: nothing came back to the victim.
+	victim.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+	buf := make([]byte, 2048)
+	got := 0
+	for range 1000 {
+		n, _, err := victim.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			break
+		}
+		got += n
+	}
+	if got > vsent {
+		t.Errorf("reflection: %d bytes to the victim for %d sent", got, vsent)
+	}
+	t.Logf("reflection: %d bytes to the victim for its %d bytes of forgeries", got, vsent)
+}
+
+// The same sweep against an insecure server from another IP address: the
+// sessions stay where they are, because an insecure session takes packets
+// only from its client's IP address. (An attacker who spoofs that IP can
+// still inject: that is what the insecure handshake means.)
+//
+// Guards against: an insecure session accepting a packet from a new IP.
+func TestAttackConnIDSweepInsecure(t *testing.T) {
+	m := startMatch(t, server.Config{}, false, 4)
+	before := m.clientAddrs()
+	att := attacker(t, "127.0.0.2")
+	sweep(t, att, m.srv.Addr(), func(int) bool { return true })
+	m.waitSnapshots(20, 10*time.Second)
+	after := m.clientAddrs()
+	if len(after) != 4 {
+		t.Fatalf("%d sessions left of 4", len(after))
+	}
+	for id, a := range before {
+		if after[id] != a {
+			t.Errorf("connection %d moved from %v to %v", id, a, after[id])
+		}
+	}
+	var st server.Stats
+	m.server(func(s *server.Server) { st = s.Stats() })
+	if st.WrongSource == 0 || st.AddrChanges != 0 || st.Disconnects != 0 {
+		t.Errorf("wrong source %d, address changes %d, disconnects %d", st.WrongSource, st.AddrChanges, st.Disconnects)
+	}
+}
+
+// handshake sends one connectionless payload from conn and returns the
+// answer to it: the first packet that echoes nonce (nil after the
+// timeout). Every answer read, to this request or an earlier one, must be
+// no larger than the request (all requests here are of the minimum size).
+func handshake(t *testing.T, conn *net.UDPConn, to netip.AddrPort, nonce uint64, payload []byte) []byte {
+	t.Helper()
+	pkt := netchan.AppendConnectionless(nil, payload)
+	if _, err := conn.WriteToUDPAddrPort(pkt, to); err != nil {
+		t.Fatal(err)
+	}
+	conn.SetReadDeadline(time.Now().Add(time.Second))
+	buf := make([]byte, 2048)
+	for range 10000 {
+		n, _, err := conn.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			return nil
+		}
+		if n > len(pkt) {
+			t.Errorf("answer of %d bytes to a request of %d", n, len(pkt))
+		}
+		if n >= 13 && binary.LittleEndian.Uint64(buf[5:]) == nonce {
+			return buf[4:n]
+		}
+	}
+	return nil
+}
+
+func cookieFor(t *testing.T, conn *net.UDPConn, to netip.AddrPort) proto.Cookie {
+	t.Helper()
+	ans := handshake(t, conn, to, 5, proto.GetChallenge{Nonce: 5}.Append(nil))
+	ch, err := proto.ParseChallenge(ans)
+	if err != nil {
+		t.Fatalf("challenge %x: %v", ans, err)
+	}
+	return ch.Cookie
+}
+
+func refusal(t *testing.T, ans []byte) proto.Reason {
+	t.Helper()
+	r, err := proto.ParseRefuse(ans)
+	if err != nil {
+		if _, err := proto.ParseAccept(ans); err == nil {
+			return proto.ReasonNone
+		}
+		t.Fatalf("answer %x: %v", ans, err)
+	}
+	return r.Reason
+}
+
+// Acceptance: connect floods with bad cookies store nothing, and a valid
+// cookie reused for a flood of connects is cut off after
+// MaxConnectAttempts; no answer is larger than its request (handshake
+// asserts it for every exchange).
+//
+// Guards against: state stored before the cookie is checked, and an
+// unbounded number of connects per cookie.
+func TestAttackConnectFloods(t *testing.T) {
+	for _, secure := range []bool{true, false} {
+		m := startMatch(t, server.Config{MaxClients: 16}, secure, 1)
+		att := attacker(t, "127.0.0.2")
+		to := m.srv.Addr()
+		// Bad cookies: 2,000 connects, all refused, nothing stored.
+		for i := range 2000 {
+			var c proto.Cookie
+			binary.LittleEndian.PutUint64(c[:], uint64(i))
+			p := netchan.AppendConnectionless(nil, proto.Connect{Nonce: uint64(1e9 + i), Cookie: c, Version: proto.Version}.Append(nil))
+			att.WriteToUDPAddrPort(p, to)
+			if i%50 == 49 {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		// The refusals fill the socket's buffer; read them before asking.
+		buf := make([]byte, 2048)
+		for range 5000 {
+			att.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+			n, _, err := att.ReadFromUDPAddrPort(buf)
+			if err != nil {
+				break
+			}
+			if n > proto.ConnectLen+4 {
+				t.Fatalf("a %d-byte answer to a bad cookie", n)
+			}
+		}
+		// A valid cookie, reused: bad tokens (secure) or good connects
+		// (insecure), until the server cuts the address off.
+		cookie := cookieFor(t, att, to)
+		var reasons []proto.Reason
+		count := map[proto.Reason]int{}
+		for i := range 40 {
+			tok := []byte(nil)
+			if secure {
+				tok = make([]byte, 200)
+				rand.Read(tok)
+			}
+			ans := handshake(t, att, to, uint64(1e6+i), proto.Connect{Nonce: uint64(1e6 + i), Cookie: cookie, Version: proto.Version,
+				RegistryHash: testgame.New().Registry().Hash(), Token: tok}.Append(nil))
+			if ans == nil {
+				t.Fatal("no answer")
+			}
+			reasons = append(reasons, refusal(t, ans))
+			count[reasons[i]]++
+		}
+		var st server.Stats
+		var clients int
+		m.server(func(s *server.Server) { st, clients = s.Stats(), s.NumClients() })
+		t.Logf("secure=%v: answers %v; stats: bad cookies %d, throttled %d, tokens refused %d, clients %d",
+			secure, count, st.BadCookies, st.Throttled, st.TokensRefused, clients)
+		if st.BadCookies < 1500 {
+			t.Errorf("secure=%v: %d bad cookies counted of 2000 sent", secure, st.BadCookies)
+		}
+		if reasons[len(reasons)-1] != proto.ReasonTooManyAttempts {
+			t.Errorf("secure=%v: connects with one cookie never throttled: last reason %v", secure, reasons[len(reasons)-1])
+		}
+		wantClients := 1 // the match's own
+		if !secure {
+			wantClients += 4 // MaxClientsPerIP from the attacker's address
+		}
+		if clients != wantClients {
+			t.Errorf("secure=%v: %d clients, want %d", secure, clients, wantClients)
+		}
+		m.stop()
+	}
+}
+
+// Acceptance: one IP address cannot take every slot of an insecure server;
+// another address still gets in.
+//
+// Guards against: a missing per-address connection limit.
+func TestAttackSlotExhaustion(t *testing.T) {
+	m := startMatch(t, server.Config{MaxClients: 8}, false, 0)
+	to := m.srv.Addr()
+	reg := testgame.New().Registry().Hash()
+	var got []proto.Reason
+	for i := range 8 {
+		att := attacker(t, "127.0.0.2") // a new port per connect, like many clients behind one address
+		cookie := cookieFor(t, att, to)
+		ans := handshake(t, att, to, uint64(i+1), proto.Connect{Nonce: uint64(i + 1), Cookie: cookie, Version: proto.Version, RegistryHash: reg}.Append(nil))
+		got = append(got, refusal(t, ans))
+	}
+	for i, r := range got {
+		want := proto.ReasonNone
+		if i >= 4 {
+			want = proto.ReasonTooManyFromIP
+		}
+		if r != want {
+			t.Errorf("connect %d from 127.0.0.2: %v, want %v", i, r, want)
+		}
+	}
+	other := attacker(t, "127.0.0.3")
+	cookie := cookieFor(t, other, to)
+	if r := refusal(t, handshake(t, other, to, 99, proto.Connect{Nonce: 99, Cookie: cookie, Version: proto.Version, RegistryHash: reg}.Append(nil))); r != proto.ReasonNone {
+		t.Errorf("another address refused: %v", r)
+	}
+}
+
+// Acceptance: password guessing is cut off after MaxPasswordFailures wrong
+// passwords per address and cookie lifetime, even when the next guess is
+// right.
+//
+// Guards against: unbounded password attempts.
+func TestAttackPasswordGuessing(t *testing.T) {
+	m := startMatch(t, server.Config{Password: "hunter2", CookieLifetime: time.Minute}, false, 0)
+	to := m.srv.Addr()
+	att := attacker(t, "127.0.0.2")
+	cookie := cookieFor(t, att, to)
+	reg := testgame.New().Registry().Hash()
+	var got []proto.Reason
+	for i, pw := range []string{"a", "b", "c", "d", "hunter2"} {
+		ans := handshake(t, att, to, uint64(i+1), proto.Connect{Nonce: uint64(i + 1), Cookie: cookie, Version: proto.Version, RegistryHash: reg, Password: pw}.Append(nil))
+		got = append(got, refusal(t, ans))
+	}
+	want := []proto.Reason{proto.ReasonWrongPassword, proto.ReasonWrongPassword, proto.ReasonWrongPassword,
+		proto.ReasonTooManyAttempts, proto.ReasonTooManyAttempts}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("guess %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+}
+
+// Acceptance: replayed packets are rejected and counted. A relay on the
+// path between a client and the server records the client's packets; the
+// attacker replays every one of them to the server, from the relay's own
+// address and from its own, after the session moved on. None is delivered
+// twice, none moves the session, and each is counted as late or duplicate
+// (same address) or dropped.
+//
+// Guards against: a channel that accepts an authentic packet twice.
+func TestAttackReplay(t *testing.T) {
+	srv, err := server.Listen("127.0.0.1:0", server.Config{TokenKey: &attackKey, ProtocolID: attackProtocol}, testgame.New(), testgame.DefaultSettings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	wg.Add(1)
+	go func() { defer wg.Done(); srv.Run(ctx) }()
+	// The relay: client <-> relay <-> server, recording client packets.
+	relay, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.MustParseAddrPort("127.0.0.1:0")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer relay.Close()
+	relayAddr := relay.LocalAddr().(*net.UDPAddr).AddrPort()
+	toServer, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.MustParseAddrPort("127.0.0.1:0")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer toServer.Close()
+	var mu sync.Mutex
+	var recorded [][]byte
+	var clientAddr netip.AddrPort
+	wg.Add(2)
+	go func() { // client -> server
+		defer wg.Done()
+		buf := make([]byte, 2048)
+		for {
+			n, from, err := relay.ReadFromUDPAddrPort(buf)
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			clientAddr = from
+			if !netchan.IsConnectionless(buf[:n]) && len(recorded) < 5000 {
+				recorded = append(recorded, append([]byte(nil), buf[:n]...))
+			}
+			mu.Unlock()
+			toServer.WriteToUDPAddrPort(buf[:n], srv.Addr())
+		}
+	}()
+	go func() { // server -> client
+		defer wg.Done()
+		buf := make([]byte, 2048)
+		for {
+			n, _, err := toServer.ReadFromUDPAddrPort(buf)
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			to := clientAddr
+			mu.Unlock()
+			relay.WriteToUDPAddrPort(buf[:n], to)
+		}
+	}()
+	tok, err := token.Issue(attackKey, token.Params{ProtocolID: attackProtocol, Servers: []netip.AddrPort{srv.Addr()}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, err := client.Dial(relayAddr.String(), client.Config{Token: tok}, testgame.New(),
+		client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{Forward: 40} }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, ccancel := context.WithCancel(ctx)
+	defer ccancel()
+	wg.Add(1)
+	go func() { defer wg.Done(); cr.Run(cctx) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var n uint64
+		cr.Do(ctx, func(now time.Duration, c *client.Client) { n = c.Stats().SnapshotsReceived })
+		if n >= 30 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("client not playing through the relay")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	mu.Lock()
+	replay := append([][]byte(nil), recorded...)
+	mu.Unlock()
+	statsOf := func() (server.ClientStats, server.Stats) {
+		var cs server.ClientStats
+		var st server.Stats
+		srv.Do(ctx, func(now time.Duration, s *server.Server) {
+			st = s.Stats()
+			if all := s.Clients(); len(all) == 1 {
+				cs = all[0]
+			}
+		})
+		return cs, st
+	}
+	cs0, _ := statsOf()
+	att := attacker(t, "127.0.0.2")
+	for i, p := range replay {
+		toServer.WriteToUDPAddrPort(p, srv.Addr()) // from the session's own address
+		att.WriteToUDPAddrPort(p, srv.Addr())      // from another
+		if i%64 == 63 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	cs1, st := statsOf()
+	late := (cs1.Channel.DroppedLate + cs1.Channel.DroppedDuplicate) - (cs0.Channel.DroppedLate + cs0.Channel.DroppedDuplicate)
+	t.Logf("replayed %d packets twice: %d counted late or duplicate on the session; address %v -> %v; %d address changes",
+		len(replay), late, cs0.Addr, cs1.Addr, st.AddrChanges)
+	if cs1.Addr != cs0.Addr || st.AddrChanges != 0 {
+		t.Errorf("replays moved the session: %v -> %v (%d changes)", cs0.Addr, cs1.Addr, st.AddrChanges)
+	}
+	if late < uint64(2*len(replay))*9/10 {
+		t.Errorf("%d of %d replayed packets counted as late or duplicate", late, 2*len(replay))
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatal("test ran out of time")
+	}
+}
+
+// Acceptance: reflection through rebinding is at most 1x. An on-path
+// attacker rewrites the source of one genuine (authenticated) client
+// packet to a victim's address: the server moves the session there, but
+// sends the victim no more bytes than that packet had until a second
+// packet from the victim's address confirms it.
+//
+// Guards against: sending at full rate to an unconfirmed address.
+func TestRebindReflectionBounded(t *testing.T) {
+	key := token.Key{9: 9}
+	srvAddr := netip.MustParseAddrPort("10.0.0.1:27960")
+	real := netip.MustParseAddrPort("10.0.0.2:40000")
+	victim := netip.MustParseAddrPort("10.9.9.9:53")
+	var toClient [][]byte
+	toVictim := 0
+	srv, err := server.New(server.Config{TokenKey: &key, ProtocolID: 1, PublicAddrs: []netip.AddrPort{srvAddr}},
+		testgame.New(), testgame.DefaultSettings, server.SendFunc(func(to netip.AddrPort, p []byte) {
+			switch to {
+			case real:
+				toClient = append(toClient, append([]byte(nil), p...))
+			case victim:
+				toVictim += len(p)
+			}
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := token.Issue(key, token.Params{ProtocolID: 1, Servers: []netip.AddrPort{srvAddr}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var toServer [][]byte
+	cl, err := client.New(client.Config{Token: tok}, testgame.New(), client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{} }),
+		client.SendFunc(func(to netip.AddrPort, p []byte) { toServer = append(toServer, append([]byte(nil), p...)) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl.Connect(0, srvAddr)
+	now := time.Duration(0)
+	step := func(from netip.AddrPort, deliver bool) {
+		now += 5 * time.Millisecond
+		pk := toServer
+		toServer = nil
+		if deliver {
+			for _, p := range pk {
+				srv.HandlePacket(now, from, p)
+			}
+		}
+		for _, p := range toClient {
+			cl.HandlePacket(now, p)
+		}
+		toClient = toClient[:0]
+		srv.Advance(now)
+		cl.Advance(now)
+	}
+	for range 200 {
+		step(real, true)
+	}
+	if cl.State() != client.Connected {
+		t.Fatalf("client: %v %v", cl.State(), cl.Err())
+	}
+	// One genuine packet, its source rewritten to the victim's.
+	for len(toServer) == 0 {
+		step(real, true)
+	}
+	forgedFrom := toServer[len(toServer)-1]
+	toServer = nil
+	srv.HandlePacket(now, victim, forgedFrom)
+	cs, _ := srv.Client(0)
+	if cs.Addr != victim || !cs.AddrPending {
+		t.Fatalf("session at %v (pending %v) after the rewritten packet", cs.Addr, cs.AddrPending)
+	}
+	for range 200 { // 1 s in which nothing more comes from the victim
+		step(victim, false)
+	}
+	st := srv.Stats()
+	t.Logf("victim got %d bytes for one %d-byte packet; %d packets held back", toVictim, len(forgedFrom), st.UnconfirmedDrops)
+	if toVictim > len(forgedFrom) || st.UnconfirmedDrops == 0 {
+		t.Fatalf("reflection: %d bytes to the victim for %d received (%d held back)", toVictim, len(forgedFrom), st.UnconfirmedDrops)
+	}
+	// The genuine client speaks again from its own address: the session
+	// moves back at once (its packets are newer).
+	for range 20 {
+		step(real, true)
+	}
+	if cs, _ := srv.Client(0); cs.Addr != real || cs.AddrPending {
+		t.Fatalf("session at %v (pending %v) after the client spoke again", cs.Addr, cs.AddrPending)
+	}
+}
