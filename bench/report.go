@@ -178,6 +178,12 @@ func (r *Result) WriteMarkdown(w io.Writer, notes string) error {
 				s.Name, l*100, d.BytesMean, d.BytesP99, d.ReliableBytes, h.BytesMean, h.BytesP99, q.BytesMean, q.BytesP99, d.Ratio, h.Ratio, h.Kbps, h.KbpsUDP, q.Kbps, q.KbpsUDP, h.LossGrowth, q.LossGrowth, pct(q.DeltaFromDummy))
 		}
 	}
+	if len(r.Encryption) > 0 {
+		p("\n### Secure sessions: encryption per packet\n\nThe byte tables above are the plaintext channel's, as before, so they stay comparable with earlier runs. A secure session (connect tokens, docs/PROTOCOL.md \"Encryption\") seals every packet with ChaCha20-Poly1305: measured here on a channel pair sending each scenario's mean `doom3+huff` snapshot payload (0%% loss), plaintext against encrypted, the same messages; the time is Send + Receive per packet, both ends.\n\n| scenario | payload (before compression) | plaintext bytes/packet | encrypted bytes/packet | added bytes | plaintext µs/packet | encrypted µs/packet | added µs | encrypted allocs/packet |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		for _, e := range r.Encryption {
+			p("| %s | %d | %.1f | %.1f | +%.1f | %.2f | %.2f | +%.2f | %.2f |\n", e.Scenario, e.Payload, e.PlainBytes, e.SecureBytes, e.AddedBytes, e.PlainNS/1e3, e.SecureNS/1e3, e.AddedNS/1e3, e.SecureAllocs)
+		}
+	}
 	p("\nBefore the entropy stages (doom3 without zrle, quake3 without Huffman):\n\n| scenario | loss | doom3-nozrle | quake3-nohuff | ratio |\n|---|---:|---:|---:|---:|\n")
 	for _, s := range r.Scenarios {
 		for _, l := range r.Options.Losses {

@@ -122,6 +122,9 @@ type Result struct {
 	Scenarios []ScenarioInfo
 	Machine   Machine
 	Elapsed   time.Duration
+	// Encryption is the per-packet cost of secure sessions, at each
+	// scenario's mean doom3+huff payload.
+	Encryption []Encryption
 }
 
 // ScenarioInfo describes a recorded scenario.
@@ -167,6 +170,9 @@ func Run(o Options) (*Result, error) {
 		}
 		res.Rows = append(res.Rows, rows...)
 		res.Scenarios = append(res.Scenarios, info)
+		if h := res.Find(sc.Name, 0, EncDoom3Huff); h != nil {
+			res.Encryption = append(res.Encryption, measureEncryption(sc.Name, int(h.BytesMean+0.5), 20000))
+		}
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil

@@ -18,6 +18,7 @@ import (
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/examples/arena"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/token"
 )
 
 func init() {
@@ -37,6 +38,8 @@ type botOptions struct {
 	status   time.Duration
 	mode     arena.BotMode
 	json     bool
+	token    string
+	keyFile  string
 }
 
 func parseBotFlags(args []string) (botOptions, error) {
@@ -50,6 +53,8 @@ func parseBotFlags(args []string) (botOptions, error) {
 	fs.DurationVar(&o.status, "status", time.Second, "interval of the status line (0: none)")
 	mode := fs.String("mode", "deathmatch", "bot behaviour: deathmatch or nevertouch")
 	fs.BoolVar(&o.json, "json", false, "print the summary as one JSON object (and no status lines)")
+	fs.StringVar(&o.token, "token", "", "connect token (snapwire token issue) for a secure server")
+	fs.StringVar(&o.keyFile, "key-file", "", "issue our own connect token with this key file (tests and local play)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -67,6 +72,9 @@ func parseBotFlags(args []string) (botOptions, error) {
 	}
 	if o.duration < 0 || o.status < 0 {
 		return o, errors.New("--duration and --status must not be negative")
+	}
+	if o.token != "" && o.keyFile != "" {
+		return o, errors.New("--token and --key-file exclude each other")
 	}
 	return o, nil
 }
@@ -145,7 +153,24 @@ func playBot(ctx context.Context, o botOptions, stdout io.Writer) error {
 		ai.Client = cl.ClientNum()
 		return ai.Command(w, f)
 	})
-	r, err := client.Dial(o.connect, client.Config{Name: o.name, Password: o.password, Seed: o.seed}, w, input)
+	ccfg := client.Config{Name: o.name, Password: o.password, Seed: o.seed}
+	switch {
+	case o.token != "":
+		tok, err := token.Parse(o.token)
+		if err != nil {
+			return fmt.Errorf("--token: %w", err)
+		}
+		ccfg.Token = tok
+	case o.keyFile != "":
+		key, err := readKeyFile(o.keyFile)
+		if err != nil {
+			return err
+		}
+		if ccfg.Token, err = issueFor(key, []string{o.connect}, o.seed, 30*time.Second, 10*time.Second, ""); err != nil {
+			return fmt.Errorf("--key-file: %w (--connect must be IP:PORT)", err)
+		}
+	}
+	r, err := client.Dial(o.connect, ccfg, w, input)
 	if err != nil {
 		return err
 	}

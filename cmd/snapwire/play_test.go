@@ -16,6 +16,20 @@ import (
 	"time"
 )
 
+// writeKeyFile writes a new token key file ("snapwire token keygen").
+func writeKeyFile(t *testing.T) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := runToken([]string{"keygen"}, &b); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // syncBuffer is a bytes.Buffer safe for one writer and one reader.
 type syncBuffer struct {
 	mu sync.Mutex
@@ -37,11 +51,17 @@ func (s *syncBuffer) String() string {
 var listenRE = regexp.MustCompile(`listening on (127\.0\.0\.1:\d+)`)
 
 func TestServeFlags(t *testing.T) {
-	o, err := parseServeFlags(strings.Fields("--listen 127.0.0.1:0 --tick 30 --snaps 10 --max-clients 4 --status 0s"))
-	if err != nil || o.tick != 30 || o.snaps != 10 || o.maxClients != 4 || o.status != 0 {
+	o, err := parseServeFlags(strings.Fields("--listen 127.0.0.1:0 --tick 30 --snaps 10 --max-clients 4 --status 0s --insecure"))
+	if err != nil || o.tick != 30 || o.snaps != 10 || o.maxClients != 4 || o.status != 0 || !o.insecure {
 		t.Fatalf("%+v %v", o, err)
 	}
-	for _, args := range []string{"--snaps 5", "--snaps 61", "--max-clients 0", "--max-clients 65", "--tick 0", "--rate -1", "x"} {
+	// Secure by default: neither a key file nor --insecure is an error
+	// that says what to do.
+	if _, err := parseServeFlags(nil); err == nil || !strings.Contains(err.Error(), "token keygen") {
+		t.Errorf("serve without --key-file or --insecure: %v", err)
+	}
+	for _, args := range []string{"--snaps 5", "--snaps 61", "--max-clients 0", "--max-clients 65", "--tick 0", "--rate -1", "x",
+		"--key-file k --insecure"} {
 		if _, err := parseServeFlags(strings.Fields(args)); err == nil {
 			t.Errorf("%q accepted", args)
 		}
@@ -78,11 +98,12 @@ func TestBotFlags(t *testing.T) {
 func TestServeAndBotsInProcess(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	keyFile := writeKeyFile(t)
 	srvCtx, stopSrv := context.WithCancel(ctx)
 	var srvOut syncBuffer
 	srvDone := make(chan error, 1)
 	go func() {
-		srvDone <- serve(srvCtx, serveOptions{listen: "127.0.0.1:0", tick: 60, snaps: 20, maxClients: 4, status: 500 * time.Millisecond}, &srvOut)
+		srvDone <- serve(srvCtx, serveOptions{listen: "127.0.0.1:0", tick: 60, snaps: 20, maxClients: 4, status: 500 * time.Millisecond, keyFile: keyFile}, &srvOut)
 	}()
 	var addr string
 	for deadline := time.Now().Add(5 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
@@ -101,7 +122,7 @@ func TestServeAndBotsInProcess(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			o := botOptions{connect: addr, name: "bot" + string(rune('a'+i)), seed: uint64(i + 1), duration: 2 * time.Second, json: true}
+			o := botOptions{connect: addr, name: "bot" + string(rune('a'+i)), seed: uint64(i + 1), duration: 2 * time.Second, json: true, keyFile: keyFile}
 			errs[i] = playBot(ctx, o, &outs[i])
 		}()
 	}
@@ -149,7 +170,8 @@ func TestServeAndBotsProcesses(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	srv := exec.CommandContext(ctx, bin, "serve", "--listen", "127.0.0.1:0", "--status", "1s", "--max-clients", "4")
+	keyFile := writeKeyFile(t)
+	srv := exec.CommandContext(ctx, bin, "serve", "--listen", "127.0.0.1:0", "--status", "1s", "--max-clients", "4", "--key-file", keyFile)
 	srvOut, err := srv.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -198,10 +220,21 @@ func TestServeAndBotsProcesses(t *testing.T) {
 	go func() { qstat <- quakestatWhilePlaying(ctx, addr, "2/4") }()
 
 	results := make(chan result, 2)
+	// One bot gets its token from "snapwire token issue" (a backend's
+	// part), the other issues its own from the key file.
+	tok, err := exec.CommandContext(ctx, bin, "token", "issue", "--key-file", keyFile, "--server", addr, "--client-id", "77").Output()
+	if err != nil {
+		t.Fatalf("token issue: %v", err)
+	}
 	for i, name := range []string{"alpha", "beta"} {
+		cred := []string{"--token", strings.TrimSpace(string(tok))}
+		if i == 1 {
+			cred = []string{"--key-file", keyFile}
+		}
 		go func() {
-			cmd := exec.CommandContext(ctx, bin, "bot", "--connect", addr, "--name", name, "--seed", string(rune('1'+i)),
-				"--duration", "3s", "--json")
+			args := append([]string{"bot", "--connect", addr, "--name", name, "--seed", string(rune('1' + i)),
+				"--duration", "3s", "--json"}, cred...)
+			cmd := exec.CommandContext(ctx, bin, args...)
 			cmd.Stderr = os.Stderr
 			out, err := cmd.Output()
 			results <- result{out, err}

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -45,6 +46,9 @@ type serveOptions struct {
 	rate       int
 	status     time.Duration
 	hostname   string
+	keyFile    string
+	insecure   bool
+	public     string
 }
 
 func parseServeFlags(args []string) (serveOptions, error) {
@@ -59,8 +63,18 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	fs.IntVar(&o.rate, "rate", 0, "byte rate per client, UDP/IP headers included (0: unlimited)")
 	fs.DurationVar(&o.status, "status", 5*time.Second, "interval of the status line (0: none)")
 	fs.StringVar(&o.hostname, "hostname", "snapwire", "server name in Quake 3 getinfo/getstatus answers")
+	fs.StringVar(&o.keyFile, "key-file", "", "private key file (snapwire token keygen): clients need connect tokens issued with it")
+	fs.BoolVar(&o.insecure, "insecure", false, "accept clients without connect tokens, unencrypted (tests and trusted networks only)")
+	fs.StringVar(&o.public, "public-addr", "", "comma-separated IP:PORT addresses tokens name this server by (default: the --listen address)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if o.keyFile == "" && !o.insecure {
+		return o, errors.New("secure by default: give --key-file KEYFILE (make one with 'snapwire token keygen > KEYFILE'; " +
+			"clients then need tokens from 'snapwire token issue'), or --insecure to accept unauthenticated clients")
+	}
+	if o.keyFile != "" && o.insecure {
+		return o, errors.New("--key-file and --insecure exclude each other")
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(fs.Output(), "snapwire serve: unexpected argument %q\n", fs.Arg(0))
@@ -117,17 +131,34 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var secret [32]byte
-	rand.Read(secret[:])
+	var seed [8]byte
+	rand.Read(seed[:])
 	cfg := server.Config{
 		FrameRate:    o.tick,
 		SnapshotRate: o.snaps,
 		MaxClients:   o.maxClients,
 		Password:     o.password,
-		Secret:       secret[:],
-		Seed:         binary.LittleEndian.Uint64(secret[:8]) ^ uint64(time.Now().UnixNano()),
+		Seed:         binary.LittleEndian.Uint64(seed[:]), // game ids; secret and connection ids come from crypto/rand
 		Channel:      netchan.Config{Rate: o.rate},
 		VerifyBase:   true, // clients check the common base live (DOOM III §4.2)
+		ProtocolID:   arenaProtocolID,
+	}
+	if o.keyFile != "" {
+		key, err := readKeyFile(o.keyFile)
+		if err != nil {
+			return err
+		}
+		cfg.TokenKey = &key
+	}
+	for _, a := range strings.Split(o.public, ",") {
+		if a = strings.TrimSpace(a); a == "" {
+			continue
+		}
+		ap, err := netip.ParseAddrPort(a)
+		if err != nil {
+			return fmt.Errorf("--public-addr %q: %w", a, err)
+		}
+		cfg.PublicAddrs = append(cfg.PublicAddrs, ap)
 	}
 	// Quake 3 server queries ("getinfo", "getstatus": seed 002), so that
 	// quakestat -q3s and server browsers list this server. The core hands
@@ -140,8 +171,12 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "snapwire serve: listening on %s (udp), map %q, %d frames/s, %d snapshots/s, %d slots\n",
-		r.Addr(), settings, o.tick, o.snaps, o.maxClients)
+	mode := "secure: connect tokens required, sessions encrypted"
+	if cfg.TokenKey == nil {
+		mode = "INSECURE: no connect tokens, sessions unencrypted"
+	}
+	fmt.Fprintf(stdout, "snapwire serve: listening on %s (udp), map %q, %d frames/s, %d snapshots/s, %d slots, %s\n",
+		r.Addr(), settings, o.tick, o.snaps, o.maxClients, mode)
 
 	runCtx, cancelRun := context.WithCancel(context.Background())
 	defer cancelRun()

@@ -1,0 +1,410 @@
+// Package soak runs a secure arena server and many bot clients over real
+// UDP sockets on loopback for a long time, optionally under a flood of
+// malformed packets from other loopback hosts, and samples what an
+// operator watches: resident memory, goroutines, heap, snapshots per
+// client, disconnects. "snapwire soak" and the flood and soak tests use it.
+//
+// Everything runs in this process: the server runner on 127.0.0.1, each
+// client runner on its own socket, the flooders on 127.0.0.2 and up (each
+// loopback address is a distinct host to the server).
+package soak
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/netip"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/snapwire/snapwire/client"
+	"github.com/snapwire/snapwire/examples/arena"
+	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/netchan"
+	"github.com/snapwire/snapwire/proto"
+	"github.com/snapwire/snapwire/server"
+	"github.com/snapwire/snapwire/token"
+)
+
+// Options configure a run.
+type Options struct {
+	Clients  int           // bot clients [64]
+	Duration time.Duration // how long to play after all joined [30m]
+	Interval time.Duration // between samples [10s]
+	// Warmup is played before Duration; samples in it are reported but
+	// left out of the memory verdict [1m, at most a quarter of Duration].
+	Warmup time.Duration
+	// Baseline, with FloodRate, is a period played without the flood
+	// before it, whose snapshot rate the flood's is compared with.
+	Baseline time.Duration
+	// FloodRate is the malformed packets per second sent at the server
+	// during Duration (0: none); FloodSenders the sockets sending them [4].
+	FloodRate    int
+	FloodSenders int
+	// OnSample, if set, sees every sample as it is taken.
+	OnSample func(Sample)
+}
+
+// Sample is one look at the process.
+type Sample struct {
+	At         time.Duration `json:"at_s"`
+	RSSBytes   uint64        `json:"rss_bytes"`
+	HeapBytes  uint64        `json:"heap_bytes"`
+	Goroutines int           `json:"goroutines"`
+	Connected  int           `json:"clients_connected"`
+	Snapshots  uint64        `json:"snapshots_received"` // all clients, since the start
+	FloodSent  uint64        `json:"flood_packets_sent"`
+}
+
+// Result is a run's outcome.
+type Result struct {
+	Clients  int      `json:"clients"`
+	Duration float64  `json:"duration_s"`
+	Samples  []Sample `json:"samples"`
+	// RSS after the warm-up: first, min, max, and the largest deviation
+	// from the first as a fraction (the ±10% verdict).
+	RSSAfterWarmup, RSSMin, RSSMax uint64
+	RSSDeviation                   float64 `json:"rss_deviation"`
+	// Snapshots per client per second in the baseline and during the
+	// measured period, per client; MinRatio is the lowest measured/baseline.
+	BaselineRate, MeasuredRate []float64
+	MinRatio                   float64 `json:"min_snapshot_ratio"`
+	// Disconnects counts clients not connected at the end; Server the
+	// server's counters.
+	Disconnects int          `json:"disconnects"`
+	Server      server.Stats `json:"server"`
+	// FloodPackets and FloodRate: malformed packets sent, per second
+	// achieved; ReaderDrops the server socket reader's drops.
+	FloodPackets uint64  `json:"flood_packets"`
+	FloodRate    float64 `json:"flood_rate_achieved"`
+	ReaderDrops  uint64  `json:"server_reader_drops"`
+}
+
+var soakKey = token.Key{0: 's', 1: 'o', 2: 'a', 3: 'k'}
+
+const soakProtocol = 0x50a6
+
+// Run plays until the duration has passed or ctx ends.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	if o.Clients <= 0 {
+		o.Clients = 64
+	}
+	if o.Duration <= 0 {
+		o.Duration = 30 * time.Minute
+	}
+	if o.Interval <= 0 {
+		o.Interval = 10 * time.Second
+	}
+	if o.Warmup <= 0 || o.Warmup > o.Duration/4 {
+		o.Warmup = min(time.Minute, o.Duration/4)
+	}
+	if o.FloodSenders <= 0 {
+		o.FloodSenders = 4
+	}
+	settings := arena.Config{MaxPlayers: max(16, o.Clients)}.String()
+	srv, err := server.Listen("127.0.0.1:0", server.Config{
+		MaxClients: o.Clients, TokenKey: &soakKey, ProtocolID: soakProtocol, VerifyBase: true,
+	}, arena.NewGame(), settings)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	srvCtx, stopSrv := context.WithCancel(context.Background())
+	defer stopSrv()
+	wg.Add(1)
+	go func() { defer wg.Done(); srv.Run(srvCtx) }()
+
+	var clients []*client.Runner
+	cctx, stopClients := context.WithCancel(context.Background())
+	defer stopClients()
+	for i := range o.Clients {
+		tok, err := token.Issue(soakKey, token.Params{ProtocolID: soakProtocol, ClientID: uint64(i),
+			Servers: []netip.AddrPort{srv.Addr()}, Lifetime: time.Minute}, time.Now())
+		if err != nil {
+			return nil, err
+		}
+		w := arena.NewGame()
+		bot := arena.NewBot(uint64(i+1), 0, arena.BotDeathmatch)
+		var cl *client.Client
+		r, err := client.Dial(srv.Addr().String(), client.Config{Name: "soak" + strconv.Itoa(i), Token: tok}, w,
+			client.InputFunc(func(f game.Frame) game.UserCmd {
+				if cl == nil || cl.State() != client.Connected {
+					return game.UserCmd{Frame: f}
+				}
+				bot.Client = cl.ClientNum()
+				return bot.Command(w, f)
+			}))
+		if err != nil {
+			return nil, err
+		}
+		clients = append(clients, r)
+		wg.Add(1)
+		go func() { defer wg.Done(); r.Run(cctx) }()
+		r.Do(ctx, func(_ time.Duration, c *client.Client) { cl = c })
+	}
+	snapshots := func() ([]uint64, int) {
+		out := make([]uint64, len(clients))
+		connected := 0
+		for i, r := range clients {
+			r.Do(ctx, func(_ time.Duration, c *client.Client) {
+				out[i] = c.Stats().SnapshotsReceived
+				if c.State() == client.Connected {
+					connected++
+				}
+			})
+		}
+		return out, connected
+	}
+	// Everyone in.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if _, n := snapshots(); n == o.Clients {
+			break
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			_, n := snapshots()
+			return nil, fmt.Errorf("soak: %d of %d clients connected after 30 s", n, o.Clients)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	res := &Result{Clients: o.Clients}
+	start := time.Now()
+	var floodSent atomic.Uint64
+	sample := func() Sample {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		snaps, connected := snapshots()
+		var sum uint64
+		for _, s := range snaps {
+			sum += s
+		}
+		s := Sample{At: time.Since(start), RSSBytes: rss(), HeapBytes: ms.HeapAlloc, Goroutines: runtime.NumGoroutine(),
+			Connected: connected, Snapshots: sum, FloodSent: floodSent.Load()}
+		res.Samples = append(res.Samples, s)
+		if o.OnSample != nil {
+			o.OnSample(s)
+		}
+		return s
+	}
+	wait := func(d time.Duration) error {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	rate := func(a, b []uint64, d time.Duration) []float64 {
+		out := make([]float64, len(a))
+		for i := range a {
+			out[i] = float64(b[i]-a[i]) / d.Seconds()
+		}
+		return out
+	}
+
+	sample()
+	if o.FloodRate > 0 && o.Baseline > 0 {
+		a, _ := snapshots()
+		t0 := time.Now()
+		if err := wait(o.Baseline); err != nil {
+			return nil, err
+		}
+		b, _ := snapshots()
+		res.BaselineRate = rate(a, b, time.Since(t0))
+		sample()
+	}
+	floodCtx, stopFlood := context.WithCancel(ctx)
+	defer stopFlood()
+	var floodWG sync.WaitGroup
+	floodStart := time.Now()
+	if o.FloodRate > 0 {
+		for k := range o.FloodSenders {
+			conn, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, byte(2 + k)}), 0)))
+			if err != nil {
+				return nil, fmt.Errorf("soak: flood socket on 127.0.0.%d: %w", 2+k, err)
+			}
+			floodWG.Add(1)
+			go func() {
+				defer floodWG.Done()
+				defer conn.Close()
+				flood(floodCtx, conn, srv.Addr(), o.FloodRate/o.FloodSenders, uint64(k), &floodSent)
+			}()
+		}
+	}
+	a, _ := snapshots()
+	t0 := time.Now()
+	end := t0.Add(o.Duration)
+	warmed := false
+	for time.Now().Before(end) {
+		if err := wait(min(o.Interval, time.Until(end))); err != nil {
+			break
+		}
+		s := sample()
+		if !warmed && time.Since(t0) >= o.Warmup {
+			warmed = true
+			res.RSSAfterWarmup, res.RSSMin, res.RSSMax = s.RSSBytes, s.RSSBytes, s.RSSBytes
+		} else if warmed {
+			res.RSSMin, res.RSSMax = min(res.RSSMin, s.RSSBytes), max(res.RSSMax, s.RSSBytes)
+		}
+	}
+	b, connected := snapshots()
+	elapsed := time.Since(t0)
+	stopFlood()
+	floodWG.Wait()
+	if o.FloodRate > 0 {
+		res.FloodPackets = floodSent.Load()
+		res.FloodRate = float64(res.FloodPackets) / time.Since(floodStart).Seconds()
+	}
+	res.Duration = elapsed.Seconds()
+	res.MeasuredRate = rate(a, b, elapsed)
+	if res.RSSAfterWarmup > 0 {
+		lo := float64(res.RSSAfterWarmup-res.RSSMin) / float64(res.RSSAfterWarmup)
+		hi := float64(res.RSSMax-res.RSSAfterWarmup) / float64(res.RSSAfterWarmup)
+		res.RSSDeviation = max(lo, hi)
+	}
+	if res.BaselineRate != nil {
+		res.MinRatio = 1e9
+		for i := range res.MeasuredRate {
+			res.MinRatio = min(res.MinRatio, res.MeasuredRate[i]/max(res.BaselineRate[i], 1e-9))
+		}
+	}
+	res.Disconnects = o.Clients - connected
+	srv.Do(context.Background(), func(_ time.Duration, s *server.Server) { res.Server = s.Stats() })
+	_, res.ReaderDrops = srv.ReadStats()
+	stopClients()
+	stopSrv()
+	return res, nil
+}
+
+// flood sends malformed packets of many kinds at about rate per second,
+// in bursts every millisecond, until ctx ends.
+func flood(ctx context.Context, conn *net.UDPConn, to netip.AddrPort, rate int, seed uint64, sent *atomic.Uint64) {
+	rng := rand.New(rand.NewPCG(seed, 0xF100D))
+	kinds := floodKinds(rng)
+	start := time.Now()
+	var n uint64
+	for ctx.Err() == nil {
+		due := uint64(time.Since(start).Seconds() * float64(rate))
+		if n >= due {
+			time.Sleep(time.Millisecond)
+			continue
+		}
+		for limit := min(due, n+20000); n < limit; n++ {
+			p := kinds[n%uint64(len(kinds))]
+			mutate(rng, p)
+			if _, err := conn.WriteToUDPAddrPort(p, to); err != nil && !errors.Is(err, net.ErrClosed) {
+				// ENOBUFS and the like: the kernel is full; go on.
+				continue
+			}
+			sent.Add(1)
+		}
+	}
+}
+
+// floodKinds are the templates of the malformed packets: random bytes,
+// truncated headers, channel headers with random connection ids (plain
+// and encrypted-looking), bad fragment fields, oversized packets,
+// connectionless garbage, unpadded and bad-cookie handshakes.
+func floodKinds(rng *rand.Rand) [][]byte {
+	randBytes := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		return b
+	}
+	chanHdr := func(flags byte, extra int) []byte {
+		b := append([]byte{flags, 1}, randBytes(6)...)
+		return append(b, randBytes(extra)...)
+	}
+	var c proto.Cookie
+	return [][]byte{
+		randBytes(1), randBytes(7), randBytes(40), randBytes(200),
+		chanHdr(0, 30), chanHdr(0x20, 40), chanHdr(0x24, 100), // plain, encrypted, encrypted reliable
+		chanHdr(0x02, 3), chanHdr(0x22, 1000), // fragments
+		chanHdr(0x01, 50), chanHdr(0x10, 50), chanHdr(0x11, 50), chanHdr(0xC0, 10), // compressed, Huffman, both, reserved
+		randBytes(1400),
+		netchan.AppendConnectionless(nil, randBytes(20)),
+		netchan.AppendConnectionless(nil, []byte{byte(proto.KindGetChallenge), 1, 2}),
+		netchan.AppendConnectionless(nil, proto.Connect{Nonce: 1, Cookie: c}.Append(nil)),
+		netchan.AppendConnectionless(nil, []byte("getinfo xxx")),
+	}
+}
+
+// mutate changes a few random bytes of p (never the first 4 of a
+// connectionless packet, so it stays one).
+func mutate(rng *rand.Rand, p []byte) {
+	lo := 0
+	if netchan.IsConnectionless(p) {
+		lo = 5
+	}
+	if len(p) <= lo {
+		return
+	}
+	for range 3 {
+		i := lo + rng.IntN(len(p)-lo)
+		if i == 0 && lo == 0 {
+			continue // keep the flags byte of the channel templates
+		}
+		p[i] = byte(rng.Uint32())
+	}
+}
+
+// rss is this process's resident set size (Linux /proc/self/status VmRSS).
+func rss() uint64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			fields := strings.Fields(v)
+			if len(fields) > 0 {
+				kb, _ := strconv.ParseUint(fields[0], 10, 64)
+				return kb * 1024
+			}
+		}
+	}
+	return 0
+}
+
+// Summary is a one-paragraph report of r.
+func (r *Result) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d clients, %.0f s: %d disconnected; ", r.Clients, r.Duration, r.Disconnects)
+	if r.RSSAfterWarmup > 0 {
+		fmt.Fprintf(&b, "RSS after warm-up %.1f MB (min %.1f, max %.1f: %.1f%% deviation); ",
+			mb(r.RSSAfterWarmup), mb(r.RSSMin), mb(r.RSSMax), 100*r.RSSDeviation)
+	}
+	if n := len(r.Samples); n > 0 {
+		fmt.Fprintf(&b, "goroutines %d; ", r.Samples[n-1].Goroutines)
+	}
+	if len(r.MeasuredRate) > 0 {
+		rates := slices.Clone(r.MeasuredRate)
+		slices.Sort(rates)
+		fmt.Fprintf(&b, "snapshots/s per client %.1f..%.1f", rates[0], rates[len(rates)-1])
+	}
+	if r.FloodPackets > 0 {
+		fmt.Fprintf(&b, "; flood %d packets (%.0f/s achieved), lowest snapshot ratio to baseline %.3f, server: %d bad, %d unknown connection, %d auth failures, %d reader drops",
+			r.FloodPackets, r.FloodRate, r.MinRatio, r.Server.BadPackets, r.Server.UnknownConn, r.Server.AuthFailures, r.ReaderDrops)
+	}
+	return b.String()
+}
+
+func mb(b uint64) float64 { return float64(b) / (1 << 20) }
