@@ -123,12 +123,7 @@ func TestQ3ClientCLILive(t *testing.T) {
 	srv, serverLog := oaServer(t)
 	dir := t.TempDir()
 	demoPath := filepath.Join(dir, "cli.dm_68")
-	plisten, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxyAddr := plisten.LocalAddr().String()
-	plisten.Close()
+	proxyAddr := freeFixedPort(t)
 
 	type result struct {
 		code        int
@@ -196,6 +191,9 @@ func TestQ3ClientCLILive(t *testing.T) {
 		t.Logf("record: %s; dump: %d messages, %d snapshots", strings.TrimSpace(m[0]), s.Messages, s.Snapshots)
 	})
 	t.Run("proxy", func(t *testing.T) {
+		if viaR.code != 0 {
+			t.Logf("proxy: exit %d, stdout %q, stderr %q", proxyR.code, proxyR.out, proxyR.errOut)
+		}
 		checkConnectJSON(t, viaR.code, viaR.out, viaR.errOut, 68)
 		m := regexp.MustCompile(`decoded (\d+) server and (\d+) client messages, (\d+) snapshots, \d+ usercmds, (\d+) parse errors, (\d+) netchan errors`).FindStringSubmatch(proxyR.out)
 		if proxyR.code != 0 || m == nil {
@@ -232,4 +230,23 @@ func checkConnectJSON(t *testing.T, code int, out, errOut string, proto int) {
 		num("protocol") != float64(proto) || s["map"] != "oa_dm1" {
 		t.Errorf("summary %s", out)
 	}
+}
+
+// freeFixedPort returns a free 127.0.0.1 UDP port below Linux's ephemeral
+// range (32768-60999), so that no socket bound to port 0 meanwhile (the
+// other clients of the test) can take it before the process meant to
+// listen there does. A CI run once lost the proxy's port that way, or so
+// its symptoms (a client through the proxy heard nothing) suggest.
+func freeFixedPort(t *testing.T) string {
+	t.Helper()
+	for port := 20000 + os.Getpid()%10000; port < 32768; port += 7 {
+		c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port})
+		if err != nil {
+			continue
+		}
+		c.Close()
+		return c.LocalAddr().String()
+	}
+	t.Fatal("no free port below 32768")
+	return ""
 }
