@@ -34,7 +34,7 @@ func runSoak(args []string, stdout io.Writer) error {
 	fs.IntVar(&o.Clients, "clients", 64, "bot clients")
 	fs.DurationVar(&o.Duration, "duration", 30*time.Minute, "how long to play after every bot joined")
 	fs.DurationVar(&o.Interval, "interval", 10*time.Second, "time between samples")
-	fs.DurationVar(&o.Warmup, "warmup", time.Minute, "left out of the memory verdict (at most a quarter of --duration)")
+	fs.DurationVar(&o.Warmup, "warmup", time.Minute, "left out of the memory verdict (at most half of --duration)")
 	fs.IntVar(&o.FloodRate, "flood", 0, "malformed packets per second sent at the server from 127.0.0.2.. (0: none)")
 	fs.IntVar(&o.FloodSenders, "flood-senders", 4, "sockets (loopback hosts) the flood comes from")
 	fs.DurationVar(&o.Baseline, "baseline", 10*time.Second, "with --flood: played first without it, to compare snapshot rates")

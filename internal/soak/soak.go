@@ -41,7 +41,7 @@ type Options struct {
 	Duration time.Duration // how long to play after all joined [30m]
 	Interval time.Duration // between samples [10s]
 	// Warmup is played before Duration; samples in it are reported but
-	// left out of the memory verdict [1m, at most a quarter of Duration].
+	// left out of the memory verdict [1m, at most half of Duration].
 	Warmup time.Duration
 	// Baseline, with FloodRate, is a period played without the flood
 	// before it, whose snapshot rate the flood's is compared with.
@@ -104,8 +104,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Interval <= 0 {
 		o.Interval = 10 * time.Second
 	}
-	if o.Warmup <= 0 || o.Warmup > o.Duration/4 {
-		o.Warmup = min(time.Minute, o.Duration/4)
+	if o.Warmup <= 0 || o.Warmup > o.Duration/2 {
+		o.Warmup = min(time.Minute, o.Duration/2)
 	}
 	if o.FloodSenders <= 0 {
 		o.FloodSenders = 4

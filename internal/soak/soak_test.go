@@ -75,7 +75,7 @@ func TestSoak(t *testing.T) {
 		t.Skip("soak: skipped in -short mode")
 	}
 	d := envDuration(t, "SNAPWIRE_SOAK_DURATION", 15*time.Second)
-	res, err := Run(context.Background(), Options{Clients: 64, Duration: d, Interval: d / 10, Warmup: d / 4})
+	res, err := Run(context.Background(), Options{Clients: 64, Duration: d, Interval: d / 10, Warmup: min(time.Minute, d/2)})
 	if err != nil {
 		t.Fatal(err)
 	}
