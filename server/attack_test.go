@@ -221,15 +221,7 @@ func TestAttackConnIDSweepSecure(t *testing.T) {
 	pkts, sent := sweep(t, att, m.srv.Addr(), all)
 	vpkts, vsent := sweep(t, victim, m.srv.Addr(), hijack)
 	m.waitSnapshots(20, 10*time.Second) // the match goes on
-	after := m.clientAddrs()
-	if len(after) != 4 {
-		t.Fatalf("%d sessions left of 4", len(after))
-	}
-	for id, a := range before {
-		if after[id] != a {
-			t.Errorf("connection %d moved from %v to %v", id, a, after[id])
-		}
-	}
+	checkUnmoved(t, before, m.clientAddrs())
 	var st server.Stats
 	m.server(func(s *server.Server) { st = s.Stats() })
 	_, dropped := m.srv.ReadStats()
@@ -277,15 +269,7 @@ func TestAttackConnIDSweepInsecure(t *testing.T) {
 	att := attacker(t, "127.0.0.2")
 	sweep(t, att, m.srv.Addr(), func(int) bool { return true })
 	m.waitSnapshots(20, 10*time.Second)
-	after := m.clientAddrs()
-	if len(after) != 4 {
-		t.Fatalf("%d sessions left of 4", len(after))
-	}
-	for id, a := range before {
-		if after[id] != a {
-			t.Errorf("connection %d moved from %v to %v", id, a, after[id])
-		}
-	}
+	checkUnmoved(t, before, m.clientAddrs())
 	var st server.Stats
 	m.server(func(s *server.Server) { st = s.Stats() })
 	if st.WrongSource == 0 || st.AddrChanges != 0 || st.Disconnects != 0 {
@@ -690,5 +674,19 @@ func TestRebindReflectionBounded(t *testing.T) {
 	}
 	if cs, _ := srv.Client(0); cs.Addr != real || cs.AddrPending {
 		t.Fatalf("session at %v (pending %v) after the client spoke again", cs.Addr, cs.AddrPending)
+	}
+}
+
+// checkUnmoved checks that the 4 sessions of before are all there, each at
+// its address.
+func checkUnmoved(t *testing.T, before, after map[netchan.ConnID]netip.AddrPort) {
+	t.Helper()
+	if len(after) != 4 {
+		t.Fatalf("%d sessions left of 4", len(after))
+	}
+	for id, a := range before {
+		if after[id] != a {
+			t.Errorf("connection %d moved from %v to %v", id, a, after[id])
+		}
 	}
 }

@@ -158,15 +158,7 @@ func TestServeAndBotsProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command")
-	}
-	bin := filepath.Join(t.TempDir(), "snapwire")
-	build := exec.Command(goBin, "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildSnapwire(t)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
