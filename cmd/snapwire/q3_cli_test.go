@@ -250,3 +250,39 @@ func freeFixedPort(t *testing.T) string {
 	t.Fatal("no free port below 32768")
 	return ""
 }
+
+// TestQ3ConnectStockServer runs q3 connect with no flags but --json and a
+// duration against Debian's openarena-server started with its own protocol
+// settings (protocol 71 announced, com_legacyprotocol 71: the legacy
+// framing for protocol 71 clients). Acceptance: at least 500 snapshots in
+// 30 s and no parse or netchan errors.
+//
+// Guards against: a framing picked from the protocol number alone (the
+// default once was checksummed for 71: 214 netchan checksum errors and 0
+// snapshots against this server; switching detectFraming off fails this).
+func TestQ3ConnectStockServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("30 s against a real server")
+	}
+	s := oaserver.Start(t, oaserver.Options{Hostname: "snapwire-stock", Stock: true, Bots: []string{"Liz"}})
+	code, out, errOut := cliRun("q3", "connect", "--json", "--duration", "30s", s.Addr.String())
+	if code != 0 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	var sum struct {
+		Protocol      int    `json:"protocol"`
+		Framing       string `json:"framing"`
+		Snapshots     int    `json:"snapshots"`
+		ParseErrors   int    `json:"parse_errors"`
+		NetchanErrors int    `json:"netchan_errors"`
+		Map           string `json:"map"`
+	}
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatalf("%v: %q", err, out)
+	}
+	t.Logf("stock server: protocol %d, %s framing, %d snapshots, %d parse errors, %d netchan errors",
+		sum.Protocol, sum.Framing, sum.Snapshots, sum.ParseErrors, sum.NetchanErrors)
+	if sum.Snapshots < 500 || sum.ParseErrors != 0 || sum.NetchanErrors != 0 || sum.Map != "oa_dm1" {
+		t.Errorf("summary %s", out)
+	}
+}

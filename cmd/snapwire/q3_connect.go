@@ -43,7 +43,7 @@ type q3ClientFlags struct {
 func (f *q3ClientFlags) register(fs *flag.FlagSet, defDuration time.Duration) {
 	fs.DurationVar(&f.duration, "duration", defDuration, "how long to stay connected (0: until interrupted)")
 	fs.IntVar(&f.protocol, "protocol", 0, "protocol to announce: 68 (legacy framing, XOR) or 71 (checksummed framing); 0 = what the server reports")
-	fs.StringVar(&f.framing, "framing", "auto", "netchan framing: auto (by protocol), legacy or checksummed")
+	fs.StringVar(&f.framing, "framing", "auto", "netchan framing: auto (legacy for 68; for 71 detected from the server's first packet), legacy or checksummed")
 	fs.StringVar(&f.name, "name", "snapwire", "player name")
 	fs.StringVar(&f.say, "say", "", "say this line once in the game")
 	fs.IntVar(&f.maxPackets, "maxpackets", client.DefaultPacketRate, "user command packets per second (15..125)")

@@ -57,9 +57,13 @@ type Options struct {
 	// 68). Otherwise the server is dual mode: com_protocol 71 with ioq3's
 	// checksummed netchan, and 68 legacy clients (com_legacyprotocol 68).
 	Protocol68 bool
-	Bots       []string // added with "addbot NAME 1" once the server answers
-	Hostname   string
-	Args       []string // more "+set k v" arguments
+	// Stock leaves the protocol settings at the package's defaults: Debian's
+	// openarena-server announces protocol 71 with com_legacyprotocol 71, so
+	// it frames protocol 71 clients the legacy way. Protocol68 is ignored.
+	Stock    bool
+	Bots     []string // added with "addbot NAME 1" once the server answers
+	Hostname string
+	Args     []string // more "+set k v" arguments
 }
 
 // Server is a running OpenArena dedicated server.
@@ -95,9 +99,11 @@ func Start(t testing.TB, opt Options) *Server {
 		"+set", "sv_hostname", opt.Hostname, "+set", "g_gametype", "0", "+set", "sv_fps", "20",
 		"+set", "bot_minplayers", "0", "+set", "g_doWarmup", "0",
 	}
-	if opt.Protocol68 {
+	switch {
+	case opt.Stock:
+	case opt.Protocol68:
 		args = append(args, "+set", "com_protocol", "68", "+set", "com_legacyprotocol", "68")
-	} else {
+	default:
 		args = append(args, "+set", "com_legacyprotocol", "68")
 	}
 	args = append(args, opt.Args...)

@@ -87,9 +87,11 @@ type Config struct {
 	// 0 takes the one the server reports in challengeResponse (ioq3 falls
 	// back the same way).
 	Protocol int
-	// Framing of the netchan. Auto picks Legacy (with XOR) for 68 and
-	// Checksummed for 71; a Debian server with com_protocol 71 and
-	// com_legacyprotocol 71 wants protocol 71 in Legacy framing.
+	// Framing of the netchan. Auto picks Legacy (with XOR) for 68 and,
+	// for 71, detects it from the server's first packet (detectFraming):
+	// a dual-mode ioq3 server checksums protocol 71, Debian's stock
+	// openarena-server (com_protocol 71, com_legacyprotocol 71) frames it
+	// the legacy way.
 	Framing    FramingChoice
 	PacketRate int // packets a second once primed, MinPacketRate..MaxPacketRate (default 60)
 	PacketDup  int // cl_packetdup: earlier packets' commands repeated (default 1; -1 for 0)
@@ -184,8 +186,11 @@ type Client struct {
 	challenge       int32
 	protocol        int
 	framing         netchan.Framing
-	resendAt        time.Duration
-	resends         int
+	// framingOpen: Auto with protocol 71, and no server packet accepted
+	// yet; the first one decides the framing (detectFraming).
+	framingOpen bool
+	resendAt    time.Duration
+	resends     int
 
 	ch     *netchan.Chan
 	st     msg.ClientState
@@ -414,6 +419,9 @@ func (c *Client) HandlePacket(now time.Duration, pkt []byte) error {
 	if c.ch == nil {
 		return nil // netchan packet before connectResponse: ignored, as ioq3
 	}
+	if c.framingOpen {
+		c.detectFraming(pkt)
+	}
 	m, seq, ok, err := c.ch.Process(pkt)
 	if err != nil {
 		c.addError(&c.stats.NetchanErrors, fmt.Errorf("netchan: %w", err))
@@ -433,6 +441,30 @@ func (c *Client) HandlePacket(now time.Duration, pkt []byte) error {
 		netchan.ServerXOR(m, c.challenge, seq, c.reliable[ack&(msg.MaxReliableCommands-1)])
 	}
 	return c.parseServerMessage(now, m, seq)
+}
+
+// detectFraming picks the framing of a protocol 71 session from the
+// server's first netchan packet. ioq3's SV_DirectConnect gives a client the
+// legacy framing ("compat") when the protocol it announces equals
+// com_legacyprotocol, which it checks before com_protocol: Debian's stock
+// openarena-server has both at 71, so it frames protocol 71 the legacy way,
+// while a dual-mode server (com_legacyprotocol 68) checksums it. A
+// checksummed packet carries challenge ^ sequence*challenge after the
+// sequence (a 32-bit match on a challenge an off-path sender has not
+// seen); anything else is legacy. Our own packets sent before the switch
+// were in the wrong framing; the server took them as garbage and resends
+// the gamestate until one of the right framing arrives.
+func (c *Client) detectFraming(pkt []byte) {
+	h, _, err := netchan.ParseHeader(pkt, netchan.ServerToClient, netchan.Checksummed)
+	if err != nil {
+		return // too short to tell: Process rejects it
+	}
+	c.framingOpen = false
+	if h.Checksum == netchan.GenChecksum(c.challenge, h.Sequence) {
+		return
+	}
+	c.framing, c.ch.Framing = netchan.Legacy, netchan.Legacy
+	c.logf("the server frames protocol %d the legacy way (com_legacyprotocol %d): switching", c.protocol, c.protocol)
 }
 
 // readLong reads the first 32-bit value of a message, as the engine does
@@ -476,6 +508,7 @@ func (c *Client) handleOOB(now time.Duration, pkt []byte) error {
 		if c.cfg.Framing == FramingLegacy || (c.cfg.Framing == FramingAuto && c.protocol == 68) {
 			c.framing = netchan.Legacy
 		}
+		c.framingOpen = c.cfg.Framing == FramingAuto && c.framing == netchan.Checksummed
 		c.ch = netchan.NewChan(netchan.ClientToServer, c.framing, c.qport, c.challenge)
 		c.logf("connectResponse: %s framing, qport %d", c.framing, c.qport)
 		c.phase, c.nextPacket, c.lastRx = Connected, now, now
