@@ -381,7 +381,15 @@ func (c *client) sendSnapshot(now time.Duration) {
 	}
 	s.w.Reset(s.buf)
 	s.w.WriteUint32(uint32(s.gameID))
-	if _, err := c.enc.Build(&s.w, &in); err != nil {
+	var t0 time.Duration
+	if s.cfg.Stopwatch != nil {
+		t0 = s.cfg.Stopwatch()
+	}
+	_, err := c.enc.Build(&s.w, &in)
+	if s.cfg.Stopwatch != nil {
+		s.stats.SnapshotBuildTime.Observe(s.cfg.Stopwatch() - t0)
+	}
+	if err != nil {
 		c.s.stats.BadPackets++
 		return
 	}

@@ -52,6 +52,11 @@ type Config struct {
 	// WallClock tells Unix time for token expiry [time.Now]: the virtual
 	// time the core runs on has no epoch.
 	WallClock func() time.Time
+	// Stopwatch, when set, is read before and after each frame and each
+	// snapshot build to fill Stats.FrameTime and Stats.SnapshotBuildTime
+	// (a runner passes a monotonic clock; nil: not timed). Nothing the
+	// server does depends on it.
+	Stopwatch func() time.Duration
 	// MaxClientsPerIP bounds the clients from one IP address with the
 	// insecure handshake [4]; a secure server relies on its tokens.
 	MaxClientsPerIP int
@@ -179,6 +184,7 @@ type Server struct {
 	frame    game.Frame
 	now      time.Duration        // the latest time given by the driver
 	mapBase  *snapshot.CommonBase // the map's states right after Load (§8)
+	departed Totals               // counters of the clients that left
 
 	slots   []*client // by ClientNum; nil when free
 	byID    map[netchan.ConnID]*client
@@ -252,6 +258,13 @@ type Stats struct {
 	SavedEvents              int // saved events kept now
 	ReliableEvents           uint64
 	UnreliableEvents         uint64
+	// FramesLate counts frames run more than a frame duration after they
+	// were due (the driver or the machine fell behind).
+	FramesLate uint64
+	// FrameTime is the time to run a frame (game, events, snapshots),
+	// SnapshotBuildTime to build one client's snapshot; filled only with
+	// Config.Stopwatch.
+	FrameTime, SnapshotBuildTime DurationHistogram
 }
 
 // New returns a server running game g, loaded with settings.
@@ -356,7 +369,7 @@ func (s *Server) Next() time.Duration { return s.frameTime(s.frame + 1) }
 func (s *Server) Advance(now time.Duration) {
 	s.seen(now)
 	for s.frameTime(s.frame+1) <= now {
-		s.runFrame(s.frameTime(s.frame + 1))
+		s.runFrame(now, s.frameTime(s.frame+1))
 	}
 	for _, c := range s.slots {
 		if c != nil && now-c.lastRecv > s.cfg.Timeout {
@@ -372,7 +385,7 @@ func (s *Server) Advance(now time.Duration) {
 func (s *Server) HandlePacket(now time.Duration, from netip.AddrPort, pkt []byte) {
 	s.seen(now)
 	for s.frameTime(s.frame+1) < now {
-		s.runFrame(s.frameTime(s.frame + 1))
+		s.runFrame(now, s.frameTime(s.frame+1))
 	}
 	if netchan.IsConnectionless(pkt) {
 		s.handleConnectionless(now, from, pkt[4:])
@@ -391,8 +404,22 @@ func (s *Server) HandlePacket(now time.Duration, from netip.AddrPort, pkt []byte
 	c.handle(now, from, pkt)
 }
 
-// runFrame runs the next frame at its due time t.
-func (s *Server) runFrame(t time.Duration) {
+// runFrame runs the next frame, due at t, at time now.
+func (s *Server) runFrame(now, t time.Duration) {
+	if now-t > s.frameDur {
+		s.stats.FramesLate++
+	}
+	if s.cfg.Stopwatch == nil {
+		s.frameAt(t)
+		return
+	}
+	start := s.cfg.Stopwatch()
+	s.frameAt(t)
+	s.stats.FrameTime.Observe(s.cfg.Stopwatch() - start)
+}
+
+// frameAt runs the next frame at its due time t.
+func (s *Server) frameAt(t time.Duration) {
 	f := s.frame + 1
 	s.events.Reset()
 	s.events.Frame = f
@@ -654,6 +681,7 @@ func (s *Server) drop(c *client, why proto.Reason, notify bool) {
 		}
 	}
 	s.stats.Disconnects++
+	s.departed.add(c)
 	s.slots[c.num] = nil
 	delete(s.byID, c.id)
 	s.g.ClientDisconnected(c.num)
