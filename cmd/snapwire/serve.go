@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -49,6 +50,8 @@ type serveOptions struct {
 	keyFile    string
 	insecure   bool
 	public     string
+	metrics    string
+	pprof      bool
 }
 
 func parseServeFlags(args []string) (serveOptions, error) {
@@ -66,8 +69,13 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	fs.StringVar(&o.keyFile, "key-file", "", "private key file (snapwire token keygen): clients need connect tokens issued with it")
 	fs.BoolVar(&o.insecure, "insecure", false, "accept clients without connect tokens, unencrypted (tests and trusted networks only)")
 	fs.StringVar(&o.public, "public-addr", "", "comma-separated IP:PORT addresses tokens name this server by (default: the --listen address)")
+	fs.StringVar(&o.metrics, "metrics", "", "serve Prometheus metrics over HTTP at this address, e.g. 127.0.0.1:9100 (path /metrics)")
+	fs.BoolVar(&o.pprof, "pprof", false, "with --metrics: also serve net/http/pprof under /debug/pprof/ (CPU and heap profiles; keep it private)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if o.pprof && o.metrics == "" {
+		return o, errors.New("--pprof needs --metrics ADDR (they share the HTTP listener)")
 	}
 	if o.keyFile == "" && !o.insecure {
 		return o, errors.New("secure by default: give --key-file KEYFILE (make one with 'snapwire token keygen > KEYFILE'; " +
@@ -167,9 +175,26 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	world := arena.NewGame()
 	qs := newQueryStatus(o, settings, world)
 	cfg.OnConnectionless = qs.handle
+	var metricsLn net.Listener
+	if o.metrics != "" {
+		// Bound first, so a taken port fails before the game socket opens.
+		if metricsLn, err = net.Listen("tcp", o.metrics); err != nil {
+			return fmt.Errorf("--metrics: %w", err)
+		}
+		defer metricsLn.Close()
+		// Frame and snapshot build times for the histograms: a monotonic
+		// clock read at the edge, as the core asks (server.Config.Stopwatch).
+		t0 := time.Now()
+		cfg.Stopwatch = func() time.Duration { return time.Since(t0) }
+	}
 	r, err := server.Listen(o.listen, cfg, world, settings)
 	if err != nil {
 		return err
+	}
+	if metricsLn != nil {
+		stop := serveMetrics(metricsLn, r, o.pprof)
+		defer stop()
+		fmt.Fprintf(stdout, "snapwire serve: metrics on http://%s/metrics%s\n", metricsLn.Addr(), map[bool]string{true: ", profiles on /debug/pprof/"}[o.pprof])
 	}
 	mode := "secure: connect tokens required, sessions encrypted"
 	if cfg.TokenKey == nil {
