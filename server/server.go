@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net/netip"
 	"time"
@@ -57,6 +58,9 @@ type Config struct {
 	// (a runner passes a monotonic clock; nil: not timed). Nothing the
 	// server does depends on it.
 	Stopwatch func() time.Duration
+	// Logger receives one event per connect, disconnect, timeout, refusal,
+	// rate-limit refusal and map change (log.go); nil logs nothing.
+	Logger *slog.Logger
 	// MaxClientsPerIP bounds the clients from one IP address with the
 	// insecure handshake [4]; a secure server relies on its tokens.
 	MaxClientsPerIP int
@@ -179,12 +183,13 @@ type Server struct {
 	rng       *rand.Rand // game ids
 	ids       *rand.Rand // connection ids
 
-	settings string
-	gameID   game.GameID
-	frame    game.Frame
-	now      time.Duration        // the latest time given by the driver
-	mapBase  *snapshot.CommonBase // the map's states right after Load (§8)
-	departed Totals               // counters of the clients that left
+	settings  string
+	gameID    game.GameID
+	frame     game.Frame
+	now       time.Duration        // the latest time given by the driver
+	mapBase   *snapshot.CommonBase // the map's states right after Load (§8)
+	departed  Totals               // counters of the clients that left
+	refuseLog logLimiter
 
 	slots   []*client // by ClientNum; nil when free
 	byID    map[netchan.ConnID]*client
@@ -621,6 +626,7 @@ func (s *Server) ChangeMap(settings string) error {
 		return err
 	}
 	s.stats.MapChanges++
+	s.logEvent(slog.LevelInfo, "map change", slog.String("settings", settings), slog.Uint64("game_id", uint64(s.gameID)))
 	for _, c := range s.slots {
 		if c == nil {
 			continue
@@ -681,6 +687,7 @@ func (s *Server) drop(c *client, why proto.Reason, notify bool) {
 		}
 	}
 	s.stats.Disconnects++
+	s.logDrop(c, why)
 	s.departed.add(c)
 	s.slots[c.num] = nil
 	delete(s.byID, c.id)
@@ -797,6 +804,7 @@ func (s *Server) handleConnectionless(now time.Duration, from netip.AddrPort, p 
 
 func (s *Server) refuse(to netip.AddrPort, nonce uint64, why proto.Reason) {
 	s.stats.Refused++
+	s.logRefusal(to, why)
 	// The client names the reason itself (proto.Reason.String); no text,
 	// so a refusal is a few bytes whatever the reason.
 	s.sendOOB(to, proto.Refuse{Nonce: nonce, Reason: why}.Append(nil))
@@ -914,6 +922,8 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 	s.slots[slot] = c
 	s.byID[id] = c
 	s.stats.Connects++
+	s.logEvent(slog.LevelInfo, "connect", slog.Int("client", slot), slog.String("name", c.name),
+		slog.String("addr", from.String()), slog.Int("conn", int(id)), slog.Bool("secure", priv != nil))
 	c.enterGame()
 	if s.slots[slot] != c {
 		// The saved events did not fit in its reliable queue

@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-var metricsRE = regexp.MustCompile(`metrics on http://(127\.0\.0\.1:\d+)/metrics`)
+var metricsRE = regexp.MustCompile(`msg=metrics url=http://(127\.0\.0\.1:\d+)/metrics`)
 
 // metricValues parses the text exposition: series (name and labels) to
 // value.

@@ -48,7 +48,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-var listenRE = regexp.MustCompile(`listening on (127\.0\.0\.1:\d+)`)
+var listenRE = regexp.MustCompile(`msg=listening addr=(127\.0\.0\.1:\d+)`)
 
 func TestServeFlags(t *testing.T) {
 	o, err := parseServeFlags(strings.Fields("--listen 127.0.0.1:0 --tick 30 --snaps 10 --max-clients 4 --status 0s --insecure"))
@@ -128,7 +128,7 @@ func TestServeAndBotsInProcess(t *testing.T) {
 	}
 	wg.Wait()
 	// The bots' disconnect messages reach the server's next poll.
-	for deadline := time.Now().Add(3 * time.Second); strings.Count(srvOut.String(), " leave: ") < 2 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(3 * time.Second); strings.Count(srvOut.String(), "msg=disconnect") < 2 && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 	}
 	stopSrv()
@@ -146,8 +146,8 @@ func TestServeAndBotsInProcess(t *testing.T) {
 		}
 	}
 	out := srvOut.String()
-	if strings.Count(out, " join: ") != 2 || strings.Count(out, " leave: ") != 2 || !strings.Contains(out, "status: frame") ||
-		!strings.Contains(out, "2 joins, 2 leaves") {
+	if strings.Count(out, "msg=connect") != 2 || strings.Count(out, "msg=disconnect") != 2 || !strings.Contains(out, "msg=status frame=") ||
+		!strings.Contains(out, "joins=2 leaves=2") {
 		t.Errorf("server log:\n%s", out)
 	}
 }
@@ -278,8 +278,8 @@ func TestServeAndBotsProcesses(t *testing.T) {
 		t.Error("serve did not stop on SIGINT")
 	}
 	out := log.String()
-	if strings.Count(out, " join: ") != 2 || !strings.Contains(out, `"alpha"`) || !strings.Contains(out, `"beta"`) ||
-		!strings.Contains(out, "stopped:") || !strings.Contains(out, "2 joins") {
+	if strings.Count(out, "msg=connect") != 2 || !strings.Contains(out, "name=alpha") || !strings.Contains(out, "name=beta") ||
+		!strings.Contains(out, "msg=stopped") || !strings.Contains(out, "joins=2") {
 		t.Errorf("server log:\n%s", out)
 	}
 }

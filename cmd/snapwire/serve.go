@@ -12,11 +12,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"math"
 	"net"
 	"net/netip"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -52,6 +53,7 @@ type serveOptions struct {
 	public     string
 	metrics    string
 	pprof      bool
+	logFormat  string
 }
 
 func parseServeFlags(args []string) (serveOptions, error) {
@@ -70,9 +72,13 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	fs.BoolVar(&o.insecure, "insecure", false, "accept clients without connect tokens, unencrypted (tests and trusted networks only)")
 	fs.StringVar(&o.public, "public-addr", "", "comma-separated IP:PORT addresses tokens name this server by (default: the --listen address)")
 	fs.StringVar(&o.metrics, "metrics", "", "serve Prometheus metrics over HTTP at this address, e.g. 127.0.0.1:9100 (path /metrics)")
+	fs.StringVar(&o.logFormat, "log-format", "text", "log events as text (key=value) or json, one per line")
 	fs.BoolVar(&o.pprof, "pprof", false, "with --metrics: also serve net/http/pprof under /debug/pprof/ (CPU and heap profiles; keep it private)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if o.logFormat != "text" && o.logFormat != "json" {
+		return o, fmt.Errorf("--log-format %q: want text or json", o.logFormat)
 	}
 	if o.pprof && o.metrics == "" {
 		return o, errors.New("--pprof needs --metrics ADDR (they share the HTTP listener)")
@@ -135,6 +141,7 @@ func runServe(args []string, stdout io.Writer) error {
 
 // serve runs the server until ctx is cancelled.
 func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
+	logger := newLogger(o.logFormat, stdout)
 	settings, err := serveSettings(o)
 	if err != nil {
 		return err
@@ -148,6 +155,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 		Password:     o.password,
 		Seed:         binary.LittleEndian.Uint64(seed[:]), // game ids; secret and connection ids come from crypto/rand
 		Channel:      netchan.Config{Rate: o.rate},
+		Logger:       logger,
 		VerifyBase:   true, // clients check the common base live (DOOM III §4.2)
 		ProtocolID:   arenaProtocolID,
 	}
@@ -194,14 +202,14 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	if metricsLn != nil {
 		stop := serveMetrics(metricsLn, r, o.pprof)
 		defer stop()
-		fmt.Fprintf(stdout, "snapwire serve: metrics on http://%s/metrics%s\n", metricsLn.Addr(), map[bool]string{true: ", profiles on /debug/pprof/"}[o.pprof])
+		logger.Info("metrics", "url", fmt.Sprintf("http://%s/metrics", metricsLn.Addr()), "pprof", o.pprof)
 	}
 	mode := "secure: connect tokens required, sessions encrypted"
 	if cfg.TokenKey == nil {
 		mode = "INSECURE: no connect tokens, sessions unencrypted"
 	}
-	fmt.Fprintf(stdout, "snapwire serve: listening on %s (udp), map %q, %d frames/s, %d snapshots/s, %d slots, %s\n",
-		r.Addr(), settings, o.tick, o.snaps, o.maxClients, mode)
+	logger.Info("listening", "addr", r.Addr().String(), "map", settings, "frames_per_s", o.tick, "snapshots_per_s", o.snaps,
+		"slots", o.maxClients, "mode", mode)
 
 	runCtx, cancelRun := context.WithCancel(context.Background())
 	defer cancelRun()
@@ -209,7 +217,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	go func() { done <- r.Run(runCtx) }()
 	r.Do(runCtx, func(now time.Duration, s *server.Server) { qs.refresh(s) })
 
-	log := &serveLog{w: stdout, seen: map[netchan.ConnID]server.ClientStats{}, start: time.Now(), maxClients: o.maxClients}
+	log := &serveLog{log: logger, maxClients: o.maxClients}
 	poll := time.NewTicker(200 * time.Millisecond)
 	defer poll.Stop()
 	nextStatus := time.Now().Add(o.status)
@@ -218,16 +226,17 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 		case err := <-done: // the runner stopped on its own (socket error)
 			return err
 		case <-ctx.Done():
-			// Last look at the clients, then the runner disconnects them.
-			r.Do(runCtx, func(now time.Duration, s *server.Server) { log.update(now, s) })
+			// Last look at the counters, then the runner disconnects the
+			// clients.
+			var st server.Stats
+			r.Do(runCtx, func(now time.Duration, s *server.Server) { st = s.Stats() })
 			cancelRun()
 			err := <-done
-			fmt.Fprintf(stdout, "%s stopped: %d frames, %d joins, %d leaves\n", log.stamp(), log.frames, log.joins, log.leaves)
+			logger.Info("stopped", "frames", st.Frames, "joins", st.Connects, "leaves", st.Disconnects)
 			return err
 		case <-poll.C:
 			status := o.status > 0 && !time.Now().Before(nextStatus)
 			r.Do(runCtx, func(now time.Duration, s *server.Server) {
-				log.update(now, s)
 				qs.refresh(s)
 				if status {
 					log.status(now, s)
@@ -240,68 +249,22 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	}
 }
 
-// serveLog tracks the connected clients between polls to log joins and
-// leaves, and the traffic between status lines.
+// serveLog writes the status line: traffic since the previous one, from
+// the server's totals (which keep the clients that left).
 type serveLog struct {
-	w             io.Writer
-	start         time.Time
-	maxClients    int
-	seen          map[netchan.ConnID]server.ClientStats
-	joins, leaves int
-	frames        uint64
-	// traffic at the previous status line: bytes of channels gone are
-	// kept in gone*, so the totals only grow
-	lastAt                 time.Duration
-	lastDown, lastUp       uint64
-	goneDown, goneUp       uint64
-	lastSnaps, lastSkipped uint64
-	goneSnaps, goneSkipped uint64
-}
-
-func (l *serveLog) stamp() string {
-	return fmt.Sprintf("[%7.1fs]", time.Since(l.start).Seconds())
-}
-
-func (l *serveLog) update(now time.Duration, s *server.Server) {
-	l.frames = s.Stats().Frames
-	cur := map[netchan.ConnID]bool{}
-	for _, c := range s.Clients() {
-		cur[c.ConnID] = true
-		if _, ok := l.seen[c.ConnID]; !ok {
-			l.joins++
-			fmt.Fprintf(l.w, "%s join: client %d %q from %s (connection %d)\n", l.stamp(), c.Num, c.Name, c.Addr, c.ConnID)
-		}
-		l.seen[c.ConnID] = c
-	}
-	var gone []server.ClientStats
-	for id, c := range l.seen {
-		if !cur[id] {
-			gone = append(gone, c)
-		}
-	}
-	slices.SortFunc(gone, func(a, b server.ClientStats) int { return int(a.Num) - int(b.Num) })
-	for _, c := range gone {
-		l.leaves++
-		l.goneDown += c.Channel.BytesOut
-		l.goneUp += c.Channel.BytesIn
-		l.goneSnaps += c.SnapshotsSent
-		l.goneSkipped += c.SnapshotsSkipped
-		fmt.Fprintf(l.w, "%s leave: client %d %q from %s (%d snapshots sent, %d commands duplicated)\n",
-			l.stamp(), c.Num, c.Name, c.Addr, c.SnapshotsSent, c.Duplicated)
-		delete(l.seen, c.ConnID)
-	}
+	log        *slog.Logger
+	maxClients int
+	lastAt     time.Duration
+	last       server.Totals
+	clients    []server.ClientStats
 }
 
 func (l *serveLog) status(now time.Duration, s *server.Server) {
-	down, up, snaps, skipped := l.goneDown, l.goneUp, l.goneSnaps, l.goneSkipped
+	t := s.Totals()
+	l.clients = s.AppendClients(l.clients[:0])
 	var dup uint64
 	var lead time.Duration
-	clients := s.Clients()
-	for i, c := range clients {
-		down += c.Channel.BytesOut
-		up += c.Channel.BytesIn
-		snaps += c.SnapshotsSent
-		skipped += c.SnapshotsSkipped
+	for i, c := range l.clients {
 		dup += c.Duplicated
 		if i == 0 || c.Lead < lead {
 			lead = c.Lead
@@ -309,16 +272,25 @@ func (l *serveLog) status(now time.Duration, s *server.Server) {
 	}
 	secs := (now - l.lastAt).Seconds()
 	perClient := func(b uint64) float64 {
-		if secs <= 0 || len(clients) == 0 {
+		if secs <= 0 || len(l.clients) == 0 {
 			return 0
 		}
-		return float64(b) * 8 / 1000 / secs / float64(len(clients))
+		return math.Round(float64(b)*8/1000/secs/float64(len(l.clients))*10) / 10
 	}
 	st := s.Stats()
-	fmt.Fprintf(l.w, "%s status: frame %d  clients %d/%d  down %.1f kbit/s/client  up %.1f  snapshots %d (+%d skipped)  duplicated %d  lowest lead %v  refused %d  timeouts %d\n",
-		l.stamp(), s.Frame(), len(clients), l.maxClients, perClient(down-l.lastDown), perClient(up-l.lastUp),
-		snaps-l.lastSnaps, skipped-l.lastSkipped, dup, lead.Round(time.Millisecond), st.Refused, st.Timeouts)
-	l.lastAt, l.lastDown, l.lastUp, l.lastSnaps, l.lastSkipped = now, down, up, snaps, skipped
+	l.log.Info("status", "frame", s.Frame(), "clients", len(l.clients), "slots", l.maxClients,
+		"down_kbps_per_client", perClient(t.BytesOut-l.last.BytesOut), "up_kbps_per_client", perClient(t.BytesIn-l.last.BytesIn),
+		"snapshots", t.SnapshotsSent-l.last.SnapshotsSent, "snapshots_skipped", t.SnapshotsSkipped-l.last.SnapshotsSkipped,
+		"duplicated", dup, "lowest_lead", lead.Round(time.Millisecond), "refused", st.Refused, "timeouts", st.Timeouts)
+	l.lastAt, l.last = now, t
+}
+
+// newLogger returns the command's logger: slog's text or JSON handler on w.
+func newLogger(format string, w io.Writer) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
 }
 
 // queryStatus answers Quake 3 getinfo/getstatus queries (package q3/query:
