@@ -767,6 +767,12 @@ func (s *Server) cookieValid(now time.Duration, addr netip.AddrPort, c proto.Coo
 	return false
 }
 
+// SendConnectionless sends a connectionless packet (0xFFFFFFFF, then
+// payload) to to through the server's Sender, from its socket: a Quake 3
+// master heartbeat, for one, which the master verifies by a getinfo to
+// the address it came from.
+func (s *Server) SendConnectionless(to netip.AddrPort, payload []byte) { s.sendOOB(to, payload) }
+
 func (s *Server) sendOOB(to netip.AddrPort, payload []byte) {
 	s.oob = netchan.AppendConnectionless(s.oob[:0], payload)
 	s.send.Send(to, s.oob)

@@ -54,6 +54,8 @@ type serveOptions struct {
 	metrics    string
 	pprof      bool
 	logFormat  string
+	masters    string
+	heartbeat  time.Duration
 }
 
 func parseServeFlags(args []string) (serveOptions, error) {
@@ -72,6 +74,8 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	fs.BoolVar(&o.insecure, "insecure", false, "accept clients without connect tokens, unencrypted (tests and trusted networks only)")
 	fs.StringVar(&o.public, "public-addr", "", "comma-separated IP:PORT addresses tokens name this server by (default: the --listen address)")
 	fs.StringVar(&o.metrics, "metrics", "", "serve Prometheus metrics over HTTP at this address, e.g. 127.0.0.1:9100 (path /metrics)")
+	fs.StringVar(&o.masters, "master", "", "comma-separated Quake 3 master servers (IP:PORT) to heartbeat, so browsers and 'snapwire servers' list this server")
+	fs.DurationVar(&o.heartbeat, "heartbeat", 5*time.Minute, "interval of the master heartbeats (ioq3: 5 minutes)")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log events as text (key=value) or json, one per line")
 	fs.BoolVar(&o.pprof, "pprof", false, "with --metrics: also serve net/http/pprof under /debug/pprof/ (CPU and heap profiles; keep it private)")
 	if err := fs.Parse(args); err != nil {
@@ -79,6 +83,9 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	}
 	if o.logFormat != "text" && o.logFormat != "json" {
 		return o, fmt.Errorf("--log-format %q: want text or json", o.logFormat)
+	}
+	if o.heartbeat <= 0 {
+		return o, errors.New("--heartbeat must be positive")
 	}
 	if o.pprof && o.metrics == "" {
 		return o, errors.New("--pprof needs --metrics ADDR (they share the HTTP listener)")
@@ -211,6 +218,14 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	logger.Info("listening", "addr", r.Addr().String(), "map", settings, "frames_per_s", o.tick, "snapshots_per_s", o.snaps,
 		"slots", o.maxClients, "mode", mode)
 
+	var masters []netip.AddrPort
+	for _, a := range splitList(o.masters) {
+		ap, err := netip.ParseAddrPort(a)
+		if err != nil {
+			return fmt.Errorf("--master %q: want IP:PORT: %w", a, err)
+		}
+		masters = append(masters, ap)
+	}
 	runCtx, cancelRun := context.WithCancel(context.Background())
 	defer cancelRun()
 	done := make(chan error, 1)
@@ -221,6 +236,22 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	poll := time.NewTicker(200 * time.Millisecond)
 	defer poll.Stop()
 	nextStatus := time.Now().Add(o.status)
+	// Quake 3 master heartbeats from the game socket (the master checks
+	// them with a getinfo to the address they came from, which our query
+	// responder answers). "QuakeArena-1" is ioq3's HEARTBEAT_FOR_MASTER,
+	// the tag masters expect of a Quake 3 protocol server.
+	heartbeat := func() {
+		r.Do(runCtx, func(now time.Duration, s *server.Server) {
+			for _, m := range masters {
+				s.SendConnectionless(m, []byte("heartbeat QuakeArena-1\n"))
+			}
+		})
+	}
+	nextHeartbeat := time.Now().Add(o.heartbeat)
+	if len(masters) > 0 {
+		heartbeat()
+		logger.Info("heartbeat", "masters", o.masters, "interval", o.heartbeat)
+	}
 	for {
 		select {
 		case err := <-done: // the runner stopped on its own (socket error)
@@ -235,6 +266,10 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 			logger.Info("stopped", "frames", st.Frames, "joins", st.Connects, "leaves", st.Disconnects)
 			return err
 		case <-poll.C:
+			if len(masters) > 0 && !time.Now().Before(nextHeartbeat) {
+				heartbeat()
+				nextHeartbeat = nextHeartbeat.Add(o.heartbeat)
+			}
 			status := o.status > 0 && !time.Now().Before(nextStatus)
 			r.Do(runCtx, func(now time.Duration, s *server.Server) {
 				qs.refresh(s)
