@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/snapwire/snapwire/agones"
 	"github.com/snapwire/snapwire/examples/arena"
 	"github.com/snapwire/snapwire/netchan"
 	"github.com/snapwire/snapwire/proto"
@@ -56,6 +57,8 @@ type serveOptions struct {
 	logFormat  string
 	masters    string
 	heartbeat  time.Duration
+	agones     bool
+	matchTime  time.Duration
 }
 
 func parseServeFlags(args []string) (serveOptions, error) {
@@ -76,6 +79,8 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	fs.StringVar(&o.metrics, "metrics", "", "serve Prometheus metrics over HTTP at this address, e.g. 127.0.0.1:9100 (path /metrics)")
 	fs.StringVar(&o.masters, "master", "", "comma-separated Quake 3 master servers (IP:PORT) to heartbeat, so browsers and 'snapwire servers' list this server")
 	fs.DurationVar(&o.heartbeat, "heartbeat", 5*time.Minute, "interval of the master heartbeats (ioq3: 5 minutes)")
+	fs.BoolVar(&o.agones, "agones", false, "report to the Agones SDK sidecar (also when "+agones.EnvPort+" is set): Ready, Health, players, Shutdown at the end")
+	fs.DurationVar(&o.matchTime, "match-duration", 0, "end the match (and the process) after this long (0: run until SIGINT/SIGTERM)")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log events as text (key=value) or json, one per line")
 	fs.BoolVar(&o.pprof, "pprof", false, "with --metrics: also serve net/http/pprof under /debug/pprof/ (CPU and heap profiles; keep it private)")
 	if err := fs.Parse(args); err != nil {
@@ -83,6 +88,12 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	}
 	if o.logFormat != "text" && o.logFormat != "json" {
 		return o, fmt.Errorf("--log-format %q: want text or json", o.logFormat)
+	}
+	if _, set := agones.FromEnv(); set {
+		o.agones = true
+	}
+	if o.matchTime < 0 {
+		return o, errors.New("--match-duration must not be negative")
 	}
 	if o.heartbeat <= 0 {
 		return o, errors.New("--heartbeat must be positive")
@@ -248,6 +259,15 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 		})
 	}
 	nextHeartbeat := time.Now().Add(o.heartbeat)
+	if o.matchTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.matchTime)
+		defer cancel()
+	}
+	if o.agones {
+		stop := startAgones(ctx, o, r, logger)
+		defer stop()
+	}
 	if len(masters) > 0 {
 		heartbeat()
 		logger.Info("heartbeat", "masters", o.masters, "interval", o.heartbeat)
