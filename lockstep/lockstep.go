@@ -1,0 +1,406 @@
+// Package lockstep is the network model of DOOM (1994) that the DOOM III
+// paper starts from (DOOM III network architecture, van Waveren 2006,
+// §1.1; and the client-side prediction text's "Peer-to-Peer Lockstep"):
+// every peer runs the whole game deterministically and advances a frame
+// only when it holds every peer's command for that frame. Nothing but
+// commands crosses the network, so the bytes grow with the number of
+// players (each peer sends its commands to every other), and the game runs
+// at the pace of the slowest connection: a peer whose commands are late
+// stalls everyone.
+//
+// A Peer is I/O-free: Advance(now) samples this peer's command for the
+// frame InputDelay ahead, runs the frames whose commands are all here and
+// whose time has come, and returns the packets to send; HandlePacket takes
+// a peer's packet. Commands are sent to every other peer, redundantly in
+// every packet until that peer acknowledges them (its packets carry the
+// last frame up to which it holds all of ours). Every HashEvery frames a
+// peer hashes its game state (the snapshot encoding of every entity and
+// state, snapshot.CommonBase.Hash) and sends the latest hash; a peer that
+// finds another's hash for a frame different from its own stops with a
+// DesyncError naming that frame and the last frame known equal. New
+// players cannot join a running match, as in DOOM.
+//
+// Packet (little-endian), sent by peer From to one other peer:
+//
+//	'L' 1 | version 1 | from 1 | ack 4 | first 4 | count 1 | count x command 11 | hash frame 4 | hash 8
+//
+// ack is the last frame up to which the sender holds all of the
+// receiver's commands; the commands are the sender's own for frames
+// first..first+count-1; a command is buttons 2, forward, right, up 1 each,
+// yaw and pitch 2 each, and 2 spare bytes; hash frame 0 means no hash yet.
+package lockstep
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/snapshot"
+)
+
+// Limits of the format and of a peer's memory.
+const (
+	MaxPeers = 16
+	// Window is how many frames of commands a peer keeps: a peer cannot run
+	// more than Window frames ahead of the slowest one's commands.
+	Window = 256
+	// MaxCmdsPerPacket bounds the unacknowledged commands a packet carries.
+	MaxCmdsPerPacket = 64
+	cmdBytes         = 11
+	headerBytes      = 1 + 1 + 1 + 4 + 4 + 1
+	hashBytes        = 4 + 8
+	version          = 1
+)
+
+// MaxPacket is the largest packet a peer sends.
+const MaxPacket = headerBytes + MaxCmdsPerPacket*cmdBytes + hashBytes
+
+// Errors.
+var (
+	ErrMalformed = errors.New("lockstep: malformed packet")
+)
+
+// DesyncError reports game states that diverged.
+type DesyncError struct {
+	Peer       int        // the peer whose hash differs from ours
+	Frame      game.Frame // first frame compared whose hashes differ
+	LastEqual  game.Frame // last frame whose hashes were compared equal (0: none)
+	Ours, Them uint64
+}
+
+func (e *DesyncError) Error() string {
+	return fmt.Sprintf("lockstep: desync with peer %d at frame %d (last frame known equal %d): state hash %016x, theirs %016x",
+		e.Peer, e.Frame, e.LastEqual, e.Ours, e.Them)
+}
+
+// Config configures a Peer; zero fields take the defaults in brackets.
+type Config struct {
+	Peers      int           // players, 2..MaxPeers
+	Me         int           // this peer's index, 0..Peers-1
+	FrameDur   time.Duration // [1/60 s]
+	InputDelay int           // frames between sampling a command and running it [4]
+	HashEvery  int           // frames between state hashes [15]
+	// MaxCatchUp bounds the frames one Advance runs [8].
+	MaxCatchUp int
+}
+
+// Input gives this peer's command for frame f, from its world.
+type Input func(f game.Frame) game.UserCmd
+
+// Stats are a peer's counters.
+type Stats struct {
+	Frames game.Frame // frames run
+	Stalls uint64     // times the next frame was due but a command was missing
+	// Lag sums, over the frames run, how late each ran after it was due
+	// (waiting for a command): Lag/Frames is the delay lockstep adds to
+	// every player's input-to-screen time beyond the input delay.
+	Lag           time.Duration
+	PacketsOut    uint64
+	BytesOut      uint64
+	PacketsIn     uint64
+	BytesIn       uint64
+	Malformed     uint64
+	HashesChecked uint64
+}
+
+type cmdSlot struct {
+	frame game.Frame // the frame the slot holds (0: empty)
+	cmd   game.UserCmd
+}
+
+// Peer is one player of a lockstep match.
+type Peer struct {
+	cfg   Config
+	g     game.Game
+	input Input
+	ents  []game.EntityNum // player entity of each peer
+
+	next    game.Frame // next frame to run
+	sampled game.Frame // last frame our command was sampled for
+	cmds    [MaxPeers][Window]cmdSlot
+	// contiguous[p]: last frame up to which we hold all of p's commands.
+	contiguous [MaxPeers]game.Frame
+	// acked[p]: last frame up to which p holds all of our commands.
+	acked [MaxPeers]game.Frame
+
+	hashes [Window]struct {
+		frame game.Frame
+		hash  uint64
+	}
+	lastHash  game.Frame
+	lastEqual [MaxPeers]game.Frame
+	lastSend  time.Duration
+	sentOnce  bool
+	base      *snapshot.CommonBase
+	states    []game.Snapshotter
+
+	tick    game.Tick
+	stalled bool
+	stallAt time.Duration
+	err     error
+	stats   Stats
+	out     [MaxPeers][]byte
+	sendFn  func(peer int, p []byte)
+}
+
+// New returns peer cfg.Me of a match of g, which must be loaded; it adds
+// every player (game.Game.ClientConnected, client number = peer index) in
+// the same order on every peer.
+func New(cfg Config, g game.Game, input Input, send func(peer int, p []byte)) (*Peer, error) {
+	if cfg.Peers < 2 || cfg.Peers > MaxPeers || cfg.Me < 0 || cfg.Me >= cfg.Peers {
+		return nil, fmt.Errorf("lockstep: %d peers, me %d: want 2..%d peers", cfg.Peers, cfg.Me, MaxPeers)
+	}
+	if cfg.FrameDur <= 0 {
+		cfg.FrameDur = time.Second / 60
+	}
+	if cfg.InputDelay <= 0 {
+		cfg.InputDelay = 4
+	}
+	if cfg.HashEvery <= 0 {
+		cfg.HashEvery = 15
+	}
+	if cfg.MaxCatchUp <= 0 {
+		cfg.MaxCatchUp = 8
+	}
+	if cfg.InputDelay >= Window-MaxCmdsPerPacket {
+		return nil, fmt.Errorf("lockstep: input delay %d too large", cfg.InputDelay)
+	}
+	p := &Peer{cfg: cfg, g: g, input: input, sendFn: send, next: 1,
+		base: snapshot.NewCommonBase(g.Registry().NumStates()), states: make([]game.Snapshotter, g.Registry().NumStates())}
+	for c := range cfg.Peers {
+		if err := g.ClientConnected(game.ClientNum(c)); err != nil {
+			return nil, err
+		}
+		e, ok := g.PlayerEntity(game.ClientNum(c))
+		if !ok {
+			return nil, fmt.Errorf("lockstep: no player entity for peer %d", c)
+		}
+		p.ents = append(p.ents, e)
+	}
+	// Frames 1..InputDelay have no sampled command: every peer runs them
+	// with the empty command, so they count as held.
+	for c := range cfg.Peers {
+		p.contiguous[c] = game.Frame(cfg.InputDelay)
+		p.acked[c] = game.Frame(cfg.InputDelay)
+	}
+	p.sampled = game.Frame(cfg.InputDelay)
+	p.tick.Cmds = make([]game.PlayerCmd, cfg.Peers)
+	p.tick.Events = game.Discard
+	for i := range p.out {
+		p.out[i] = make([]byte, 0, MaxPacket)
+	}
+	return p, nil
+}
+
+// Err is the error that stopped the peer (a DesyncError), or nil.
+func (p *Peer) Err() error { return p.err }
+
+// Frame is the last frame run.
+func (p *Peer) Frame() game.Frame { return p.next - 1 }
+
+// Stats returns the counters.
+func (p *Peer) Stats() Stats { return p.stats }
+
+func (p *Peer) slot(peer int, f game.Frame) *cmdSlot { return &p.cmds[peer][int(f)%Window] }
+
+// Advance samples our commands due by now, runs the frames that are due
+// and complete, and sends a packet to every other peer.
+func (p *Peer) Advance(now time.Duration) {
+	if p.err != nil {
+		return
+	}
+	// Our command for frame t+InputDelay is sampled when frame t is due.
+	due := game.Frame(now/p.cfg.FrameDur) + game.Frame(p.cfg.InputDelay)
+	// A slot of ours is reused only once every peer has acknowledged the
+	// command in it, and our own run frames stay within the window.
+	for p.sampled < due && p.sampled-p.next+1 < Window-MaxCmdsPerPacket && p.sampled+1-p.minAcked() < Window {
+		f := p.sampled + 1
+		s := p.slot(p.cfg.Me, f)
+		s.frame, s.cmd = f, p.input(f)
+		s.cmd.Frame = f
+		p.sampled = f
+		p.contiguous[p.cfg.Me] = f
+	}
+	ran := 0
+	for ran < p.cfg.MaxCatchUp && time.Duration(p.next)*p.cfg.FrameDur <= now {
+		if !p.complete(p.next) {
+			if !p.stalled {
+				p.stalled = true
+				p.stats.Stalls++
+			}
+			break
+		}
+		p.stalled = false
+		p.stats.Lag += now - time.Duration(p.next)*p.cfg.FrameDur
+		p.run(p.next)
+		p.next++
+		ran++
+	}
+	// One packet per peer per frame duration (commands are sampled once a
+	// frame), however often the driver calls Advance.
+	if !p.sentOnce || now-p.lastSend >= p.cfg.FrameDur {
+		p.sentOnce, p.lastSend = true, now
+		p.send()
+	}
+}
+
+// minAcked is the lowest frame up to which every other peer holds our
+// commands.
+func (p *Peer) minAcked() game.Frame {
+	m := p.sampled
+	for c := range p.cfg.Peers {
+		if c != p.cfg.Me && p.acked[c] < m {
+			m = p.acked[c]
+		}
+	}
+	return m
+}
+
+// complete reports whether every peer's command for f is here.
+func (p *Peer) complete(f game.Frame) bool {
+	for c := range p.cfg.Peers {
+		if p.contiguous[c] < f {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Peer) run(f game.Frame) {
+	for c := range p.cfg.Peers {
+		pc := game.PlayerCmd{Entity: p.ents[c], Cmd: game.UserCmd{Frame: f}}
+		if s := p.slot(c, f); s.frame == f {
+			pc.Cmd = s.cmd
+		}
+		p.tick.Cmds[c] = pc
+	}
+	sortCmds(p.tick.Cmds)
+	p.tick.Frame = f
+	p.g.RunFrame(&p.tick)
+	p.stats.Frames = f
+	if int(f)%p.cfg.HashEvery == 0 {
+		p.hashes[int(f)%Window].frame = f
+		p.hashes[int(f)%Window].hash = p.stateHash()
+		p.lastHash = f
+	}
+}
+
+func sortCmds(c []game.PlayerCmd) {
+	for i := 1; i < len(c); i++ {
+		for j := i; j > 0 && c[j].Entity < c[j-1].Entity; j-- {
+			c[j], c[j-1] = c[j-1], c[j]
+		}
+	}
+}
+
+// stateHash hashes the snapshot encoding of every entity and state.
+func (p *Peer) stateHash() uint64 {
+	for i := range p.states {
+		p.states[i] = p.g.State(0, game.StateID(i))
+	}
+	if err := p.base.Init(p.g, p.states); err != nil {
+		return 0
+	}
+	return p.base.Hash()
+}
+
+// send builds and sends one packet to every other peer: our commands it
+// has not acknowledged, its ack, and our latest hash.
+func (p *Peer) send() {
+	for c := range p.cfg.Peers {
+		if c == p.cfg.Me {
+			continue
+		}
+		b := p.out[c][:0]
+		b = append(b, 'L', version, byte(p.cfg.Me))
+		b = binary.LittleEndian.AppendUint32(b, uint32(p.contiguous[c]))
+		first := p.acked[c] + 1
+		n := min(int(p.sampled-first+1), MaxCmdsPerPacket)
+		if n < 0 {
+			n = 0
+		}
+		b = binary.LittleEndian.AppendUint32(b, uint32(first))
+		b = append(b, byte(n))
+		for f := first; f < first+game.Frame(n); f++ {
+			b = appendCmd(b, p.slot(p.cfg.Me, f).cmd)
+		}
+		b = binary.LittleEndian.AppendUint32(b, uint32(p.lastHash))
+		b = binary.LittleEndian.AppendUint64(b, p.hashes[int(p.lastHash)%Window].hash)
+		p.out[c] = b
+		p.stats.PacketsOut++
+		p.stats.BytesOut += uint64(len(b))
+		p.sendFn(c, b)
+	}
+}
+
+func appendCmd(b []byte, c game.UserCmd) []byte {
+	b = binary.LittleEndian.AppendUint16(b, uint16(c.Buttons))
+	b = append(b, byte(c.Forward), byte(c.Right), byte(c.Up))
+	b = binary.LittleEndian.AppendUint16(b, c.Yaw)
+	b = binary.LittleEndian.AppendUint16(b, c.Pitch)
+	return append(b, 0, 0)
+}
+
+func readCmd(b []byte, f game.Frame) game.UserCmd {
+	return game.UserCmd{Frame: f, Buttons: game.Buttons(binary.LittleEndian.Uint16(b)),
+		Forward: int8(b[2]), Right: int8(b[3]), Up: int8(b[4]),
+		Yaw: binary.LittleEndian.Uint16(b[5:]), Pitch: binary.LittleEndian.Uint16(b[7:])}
+}
+
+// HandlePacket takes a packet that came from peer from (the transport
+// knows which address is which peer; a packet naming another sender is
+// dropped).
+func (p *Peer) HandlePacket(from int, pkt []byte) error {
+	p.stats.PacketsIn++
+	p.stats.BytesIn += uint64(len(pkt))
+	if p.err != nil {
+		return p.err
+	}
+	if len(pkt) < headerBytes+hashBytes || pkt[0] != 'L' || pkt[1] != version || int(pkt[2]) != from ||
+		from == p.cfg.Me || from < 0 || from >= p.cfg.Peers {
+		p.stats.Malformed++
+		return ErrMalformed
+	}
+	ack := game.Frame(binary.LittleEndian.Uint32(pkt[3:]))
+	first := game.Frame(binary.LittleEndian.Uint32(pkt[7:]))
+	n := int(pkt[11])
+	if n > MaxCmdsPerPacket || len(pkt) != headerBytes+n*cmdBytes+hashBytes || first < 1 || first > 1<<30 {
+		p.stats.Malformed++
+		return ErrMalformed
+	}
+	// Their ack of our commands only moves forward, and never past what we
+	// sampled.
+	if ack > p.acked[from] && ack <= p.sampled {
+		p.acked[from] = ack
+	}
+	// Their commands: keep those within our window, fill the contiguous run.
+	cmds := pkt[headerBytes:]
+	for i := range n {
+		f := first + game.Frame(i)
+		if f <= p.contiguous[from] || f < p.next || f >= p.next+Window {
+			continue
+		}
+		s := p.slot(from, f)
+		s.frame, s.cmd = f, readCmd(cmds[i*cmdBytes:], f)
+	}
+	for p.contiguous[from]+1 < p.next+Window && p.slot(from, p.contiguous[from]+1).frame == p.contiguous[from]+1 {
+		p.contiguous[from]++
+	}
+	// Their latest hash against ours for the same frame.
+	h := pkt[headerBytes+n*cmdBytes:]
+	hf := game.Frame(binary.LittleEndian.Uint32(h))
+	hv := binary.LittleEndian.Uint64(h[4:])
+	if hf > 0 && hf <= p.lastHash && hf+Window > p.lastHash {
+		if ours := p.hashes[int(hf)%Window]; ours.frame == hf {
+			p.stats.HashesChecked++
+			if ours.hash != hv {
+				p.err = &DesyncError{Peer: from, Frame: hf, LastEqual: p.lastEqual[from], Ours: ours.hash, Them: hv}
+				return p.err
+			}
+			p.lastEqual[from] = max(p.lastEqual[from], hf)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,225 @@
+package lockstep
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/snapwire/snapwire/examples/arena"
+	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/netsim"
+)
+
+// match is n lockstep peers over netsim, each with its own arena world and
+// a deterministic bot.
+type match struct {
+	t     *testing.T
+	net   *netsim.Network
+	peers []*Peer
+	eps   []*netsim.Endpoint
+	games []*arena.World
+	now   time.Duration
+}
+
+func peerAddr(i int) netip.AddrPort {
+	return netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 0, byte(i + 1)}), 26000)
+}
+
+func newMatch(t *testing.T, n int, link netsim.LinkConfig, cfg Config, wrap func(i int, g game.Game) game.Game) *match {
+	t.Helper()
+	m := &match{t: t, net: netsim.New(7)}
+	m.net.SetDefault(link)
+	mp, err := arena.NewMap(arena.Config{MaxPlayers: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		w := arena.NewGame()
+		if err := w.Load(mp.Config().String()); err != nil {
+			t.Fatal(err)
+		}
+		ep, err := m.net.Listen(peerAddr(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bot := arena.NewBot(uint64(100+i), game.ClientNum(i), arena.BotDeathmatch)
+		var g game.Game = w
+		if wrap != nil {
+			g = wrap(i, w)
+		}
+		c := cfg
+		c.Peers, c.Me = n, i
+		p, err := New(c, g, func(f game.Frame) game.UserCmd { return bot.Command(w, f) },
+			func(to int, pkt []byte) { ep.WriteTo(pkt, peerAddr(to)) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.peers, m.eps, m.games = append(m.peers, p), append(m.eps, ep), append(m.games, w)
+	}
+	return m
+}
+
+// run steps the match by 1 ms for d of virtual time.
+func (m *match) run(d time.Duration) {
+	buf := make([]byte, 2048)
+	for end := m.now + d; m.now < end; {
+		m.now += time.Millisecond
+		m.net.AdvanceTo(m.now)
+		for i, ep := range m.eps {
+			for {
+				k, from, ok := ep.ReadFrom(buf)
+				if !ok {
+					break
+				}
+				m.peers[i].HandlePacket(int(from.Addr().As4()[3])-1, buf[:k])
+			}
+			m.peers[i].Advance(m.now)
+		}
+	}
+}
+
+// Acceptance (lockstep): 4 peers over 50 ms one-way links with 5% loss
+// play 20 s of the arena: every peer runs the same frames with the same
+// state (hashes compared and equal), the frame rate holds, and the bytes
+// a peer sends are its commands to each of the 3 others.
+//
+// Guards against: a peer running a frame without every command (states
+// would diverge: the hash check fails), commands lost for good to the
+// loss (a peer would stall for ever), unacknowledged commands not resent.
+func TestLockstepConverges(t *testing.T) {
+	m := newMatch(t, 4, netsim.LinkConfig{Latency: 50 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.05}, Config{}, nil)
+	m.run(20 * time.Second)
+	want := m.peers[0].Frame()
+	for i, p := range m.peers {
+		if p.Err() != nil {
+			t.Fatalf("peer %d: %v", i, p.Err())
+		}
+		st := p.Stats()
+		if d := int(want) - int(p.Frame()); d < -8 || d > 8 || p.Frame() < 1150 || st.HashesChecked < 100 {
+			t.Errorf("peer %d: frame %d (peer 0: %d), %d hashes checked, stats %+v", i, p.Frame(), want, st.HashesChecked, st)
+		}
+	}
+	// Same frame, same state: run everyone to the same frame and compare.
+	h0 := m.peers[0].stateHash()
+	for i, p := range m.peers[1:] {
+		if p.Frame() == m.peers[0].Frame() && p.stateHash() != h0 {
+			t.Errorf("peer %d: state differs at frame %d", i+1, p.Frame())
+		}
+	}
+	st := m.peers[0].Stats()
+	t.Logf("4 peers, 50 ms, 5%% loss, 20 s: %d frames, %d stalls (mean lag %v), %.0f bytes/s sent per peer, %d hashes checked",
+		st.Frames, st.Stalls, st.Lag/time.Duration(st.Frames), float64(st.BytesOut)/20, st.HashesChecked)
+}
+
+// perturbed is a game whose frame 300 sees one command changed: a bug of
+// non-determinism on one peer.
+type perturbed struct {
+	game.Game
+	at game.Frame
+}
+
+func (p perturbed) RunFrame(t *game.Tick) {
+	if t.Frame == p.at {
+		t.Cmds[0].Cmd.Forward ^= 0x40
+		t.Cmds[0].Cmd.Buttons ^= 1
+	}
+	p.Game.RunFrame(t)
+}
+
+// Acceptance (lockstep): a desync is detected and named: the first hashed
+// frame at or after the divergence, and the last frame known equal before
+// it.
+func TestLockstepDesyncNamesFrame(t *testing.T) {
+	m := newMatch(t, 3, netsim.LinkConfig{Latency: 20 * time.Millisecond}, Config{HashEvery: 15},
+		func(i int, g game.Game) game.Game {
+			if i == 2 {
+				return perturbed{g, 300}
+			}
+			return g
+		})
+	m.run(8 * time.Second)
+	var de *DesyncError
+	found := false
+	for i, p := range m.peers {
+		if errors.As(p.Err(), &de) {
+			found = true
+			if de.Frame < 300 || de.Frame > 330 || de.LastEqual >= 300 || de.LastEqual < 270 {
+				t.Errorf("peer %d: %v", i, de)
+			}
+			t.Logf("peer %d: %v", i, de)
+		}
+	}
+	if !found {
+		t.Fatal("no peer noticed the desync")
+	}
+}
+
+// Acceptance (lockstep): the match runs at the pace of the slowest
+// connection. With 30 ms links the 4-frame input delay (67 ms) hides the
+// latency: frames run when due. With one peer 150 ms away every peer runs
+// every frame about 150 - 67 = 83 ms late, so every player's actions reach
+// the screen as late as the slowest link allows.
+func TestLockstepSlowestPeerSetsPace(t *testing.T) {
+	meanLag := func(p *Peer) time.Duration { st := p.Stats(); return st.Lag / time.Duration(st.Frames) }
+	fast := newMatch(t, 4, netsim.LinkConfig{Latency: 30 * time.Millisecond}, Config{}, nil)
+	fast.run(10 * time.Second)
+	slow := newMatch(t, 4, netsim.LinkConfig{Latency: 30 * time.Millisecond}, Config{}, nil)
+	for i := range 3 {
+		slow.net.SetLink(peerAddr(3), peerAddr(i), netsim.LinkConfig{Latency: 150 * time.Millisecond})
+		slow.net.SetLink(peerAddr(i), peerAddr(3), netsim.LinkConfig{Latency: 150 * time.Millisecond})
+	}
+	slow.run(10 * time.Second)
+	for i := range 4 {
+		fl, sl := meanLag(fast.peers[i]), meanLag(slow.peers[i])
+		t.Logf("peer %d: mean lag %v with 30 ms links, %v with one peer at 150 ms", i, fl, sl)
+		if fl > 2*time.Millisecond || sl < 70*time.Millisecond || sl > 100*time.Millisecond {
+			t.Errorf("peer %d: mean lag %v fast, %v with the slow peer", i, fl, sl)
+		}
+	}
+}
+
+// Acceptance (lockstep): bytes per peer grow with the number of players:
+// every peer sends its commands to every other.
+func TestLockstepBytesGrowWithPlayers(t *testing.T) {
+	var prev float64
+	for _, n := range []int{2, 4, 8} {
+		m := newMatch(t, n, netsim.LinkConfig{Latency: 30 * time.Millisecond}, Config{}, nil)
+		m.run(5 * time.Second)
+		b := float64(m.peers[0].Stats().BytesOut) / 5
+		t.Logf("%d peers: %.0f bytes/s sent by each peer", n, b)
+		if prev > 0 && (b < prev*1.8 || b > prev*3) {
+			t.Errorf("%d peers: %.0f bytes/s, %.0f with half as many", n, b, prev)
+		}
+		prev = b
+	}
+}
+
+func FuzzHandlePacket(f *testing.F) {
+	w := arena.NewGame()
+	mp, _ := arena.NewMap(arena.Config{MaxPlayers: 16})
+	w.Load(mp.Config().String())
+	var sent [][]byte
+	p, err := New(Config{Peers: 3, Me: 1}, w, func(game.Frame) game.UserCmd { return game.UserCmd{Forward: 5} },
+		func(to int, pkt []byte) { sent = append(sent, append([]byte(nil), pkt...)) })
+	if err != nil {
+		f.Fatal(err)
+	}
+	p.Advance(time.Second)
+	for _, s := range sent {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, pkt []byte) {
+		w := arena.NewGame()
+		w.Load(mp.Config().String())
+		q, _ := New(Config{Peers: 3, Me: 0}, w, func(game.Frame) game.UserCmd { return game.UserCmd{} }, func(int, []byte) {})
+		q.HandlePacket(1, pkt)
+		q.Advance(500 * time.Millisecond)
+		if q.Frame() > 30 {
+			t.Fatalf("ran %d frames in 500 ms", q.Frame())
+		}
+	})
+}
+
+var _ = fmt.Sprint
