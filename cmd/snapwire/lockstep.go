@@ -1,0 +1,140 @@
+package main
+
+// "snapwire lockstep": one peer of a DOOM (1994) style lockstep match of
+// the arena over UDP (package lockstep), its own bot playing.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/snapwire/snapwire/examples/arena"
+	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/lockstep"
+)
+
+func init() {
+	register(command{
+		name:    "lockstep",
+		summary: "play one peer of a peer-to-peer lockstep match (DOOM 1994) over UDP",
+		run:     runLockstep,
+	})
+}
+
+// lockstepSummary is the --json output.
+type lockstepSummary struct {
+	Peer          int     `json:"peer"`
+	Peers         int     `json:"peers"`
+	Frames        int64   `json:"frames"`
+	Stalls        uint64  `json:"stalls"`
+	MeanLagMS     float64 `json:"mean_lag_ms"`
+	BytesOutPerS  float64 `json:"bytes_out_per_s"`
+	BytesInPerS   float64 `json:"bytes_in_per_s"`
+	HashesChecked uint64  `json:"hashes_checked"`
+	Error         string  `json:"error,omitempty"`
+}
+
+func runLockstep(args []string, stdout io.Writer) error {
+	fs := newFlagSet("lockstep")
+	me := fs.Int("me", 0, "this peer's index in --peers")
+	peersFlag := fs.String("peers", "", "comma-separated IP:PORT of every peer, in the same order on every peer (this one's is where it listens)")
+	duration := fs.Duration("duration", 20*time.Second, "how long to play")
+	delay := fs.Int("input-delay", 4, "frames between sampling a command and running it")
+	seed := fs.Uint64("seed", 1, "seed of this peer's bot")
+	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var addrs []netip.AddrPort
+	for _, s := range splitList(*peersFlag) {
+		ap, err := netip.ParseAddrPort(s)
+		if err != nil {
+			return fmt.Errorf("--peers %q: %w", s, err)
+		}
+		addrs = append(addrs, ap)
+	}
+	if len(addrs) < 2 || *me < 0 || *me >= len(addrs) {
+		return fmt.Errorf("--peers needs 2..%d addresses and --me an index among them", lockstep.MaxPeers)
+	}
+	mp, err := arena.NewMap(arena.Config{MaxPlayers: 16})
+	if err != nil {
+		return err
+	}
+	world := arena.NewGame()
+	if err := world.Load(mp.Config().String()); err != nil {
+		return err
+	}
+	conn, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(addrs[*me]))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	index := map[netip.AddrPort]int{}
+	for i, a := range addrs {
+		index[a] = i
+	}
+	bot := arena.NewBot(*seed, game.ClientNum(*me), arena.BotDeathmatch)
+	p, err := lockstep.New(lockstep.Config{Peers: len(addrs), Me: *me, InputDelay: *delay}, world,
+		func(f game.Frame) game.UserCmd { return bot.Command(world, f) },
+		func(to int, pkt []byte) { conn.WriteToUDPAddrPort(pkt, addrs[to]) })
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, *duration)
+	defer cancel()
+	// The match clock starts when the first packet of any peer arrives or
+	// after a second, so peers started a moment apart begin together.
+	start := time.Now()
+	buf := make([]byte, 2048)
+	started := false
+	for ctx.Err() == nil && p.Err() == nil {
+		conn.SetReadDeadline(time.Now().Add(time.Millisecond))
+		n, from, err := conn.ReadFromUDPAddrPort(buf)
+		if err == nil {
+			if i, ok := index[netip.AddrPortFrom(from.Addr().Unmap(), from.Port())]; ok {
+				if !started {
+					started, start = true, time.Now()
+				}
+				p.HandlePacket(i, buf[:n])
+			}
+		} else if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
+			return err
+		}
+		if !started && time.Since(start) > time.Second {
+			started, start = true, time.Now()
+		}
+		if started {
+			p.Advance(time.Since(start))
+		} else {
+			p.Advance(0) // announce ourselves: packets carry no command yet
+		}
+	}
+	st := p.Stats()
+	secs := time.Since(start).Seconds()
+	s := lockstepSummary{Peer: *me, Peers: len(addrs), Frames: int64(st.Frames), Stalls: st.Stalls,
+		BytesOutPerS: float64(st.BytesOut) / secs, BytesInPerS: float64(st.BytesIn) / secs, HashesChecked: st.HashesChecked}
+	if st.Frames > 0 {
+		s.MeanLagMS = float64(st.Lag/time.Duration(st.Frames)) / 1e6
+	}
+	var de *lockstep.DesyncError
+	if errors.As(p.Err(), &de) {
+		s.Error = de.Error()
+	}
+	if *asJSON {
+		json.NewEncoder(stdout).Encode(s)
+	} else {
+		fmt.Fprintf(stdout, "peer %d of %d: %d frames, %d stalls, mean lag %.1f ms, %.0f bytes/s out, %.0f in, %d hashes checked\n",
+			s.Peer, s.Peers, s.Frames, s.Stalls, s.MeanLagMS, s.BytesOutPerS, s.BytesInPerS, s.HashesChecked)
+	}
+	return p.Err()
+}
