@@ -20,6 +20,10 @@
 // DesyncError naming that frame and the last frame known equal. New
 // players cannot join a running match, as in DOOM.
 //
+// The packet-server variant (Config.ViaServer, Relay in relay.go) sends
+// commands through one server that decides every frame's commands,
+// duplicating a late peer's last command so the others keep their pace.
+//
 // Packet (little-endian), sent by peer From to one other peer:
 //
 //	'L' 1 | version 1 | from 1 | ack 4 | first 4 | count 1 | count x command 11 | hash frame 4 | hash 8
@@ -84,6 +88,11 @@ type Config struct {
 	HashEvery  int           // frames between state hashes [15]
 	// MaxCatchUp bounds the frames one Advance runs [8].
 	MaxCatchUp int
+	// ViaServer plays through a packet server (Relay, relay.go): the peer
+	// sends its commands to the server only (send's peer index is
+	// Peers) and runs each frame with the commands the server decided for
+	// it, its own included.
+	ViaServer bool
 }
 
 // Input gives this peer's command for frame f, from its world.
@@ -124,6 +133,14 @@ type Peer struct {
 	contiguous [MaxPeers]game.Frame
 	// acked[p]: last frame up to which p holds all of our commands.
 	acked [MaxPeers]game.Frame
+
+	// Packet-server mode: the frames the server decided (bundles) and
+	// the last frame up to which we hold them all; srvAcked is the
+	// server's ack of our commands.
+	bundles     [Window][MaxPeers]game.UserCmd
+	bundleFrame [Window]game.Frame
+	bundled     game.Frame
+	srvAcked    game.Frame
 
 	hashes [Window]struct {
 		frame game.Frame
@@ -186,6 +203,7 @@ func New(cfg Config, g game.Game, input Input, send func(peer int, p []byte)) (*
 		p.acked[c] = game.Frame(cfg.InputDelay)
 	}
 	p.sampled = game.Frame(cfg.InputDelay)
+	p.bundled, p.srvAcked = game.Frame(cfg.InputDelay), game.Frame(cfg.InputDelay)
 	p.tick.Cmds = make([]game.PlayerCmd, cfg.Peers)
 	p.tick.Events = game.Discard
 	for i := range p.out {
@@ -249,6 +267,9 @@ func (p *Peer) Advance(now time.Duration) {
 // minAcked is the lowest frame up to which every other peer holds our
 // commands.
 func (p *Peer) minAcked() game.Frame {
+	if p.cfg.ViaServer {
+		return p.srvAcked
+	}
 	m := p.sampled
 	for c := range p.cfg.Peers {
 		if c != p.cfg.Me && p.acked[c] < m {
@@ -260,6 +281,9 @@ func (p *Peer) minAcked() game.Frame {
 
 // complete reports whether every peer's command for f is here.
 func (p *Peer) complete(f game.Frame) bool {
+	if p.cfg.ViaServer {
+		return p.bundled >= f
+	}
 	for c := range p.cfg.Peers {
 		if p.contiguous[c] < f {
 			return false
@@ -271,7 +295,11 @@ func (p *Peer) complete(f game.Frame) bool {
 func (p *Peer) run(f game.Frame) {
 	for c := range p.cfg.Peers {
 		pc := game.PlayerCmd{Entity: p.ents[c], Cmd: game.UserCmd{Frame: f}}
-		if s := p.slot(c, f); s.frame == f {
+		if p.cfg.ViaServer {
+			if p.bundleFrame[int(f)%Window] == f {
+				pc.Cmd = p.bundles[int(f)%Window][c]
+			}
+		} else if s := p.slot(c, f); s.frame == f {
 			pc.Cmd = s.cmd
 		}
 		p.tick.Cmds[c] = pc
@@ -309,14 +337,17 @@ func (p *Peer) stateHash() uint64 {
 // send builds and sends one packet to every other peer: our commands it
 // has not acknowledged, its ack, and our latest hash.
 func (p *Peer) send() {
-	for c := range p.cfg.Peers {
-		if c == p.cfg.Me {
-			continue
+	for c := range p.cfg.Peers + 1 {
+		if c == p.cfg.Me || (c == p.cfg.Peers) != p.cfg.ViaServer {
+			continue // to every other peer, or to the server only
 		}
-		b := p.out[c][:0]
+		b := p.out[min(c, MaxPeers-1)][:0]
 		b = append(b, 'L', version, byte(p.cfg.Me))
-		b = binary.LittleEndian.AppendUint32(b, uint32(p.contiguous[c]))
-		first := p.acked[c] + 1
+		ack, first := p.bundled, p.srvAcked+1
+		if !p.cfg.ViaServer {
+			ack, first = p.contiguous[c], p.acked[c]+1
+		}
+		b = binary.LittleEndian.AppendUint32(b, uint32(ack))
 		n := min(int(p.sampled-first+1), MaxCmdsPerPacket)
 		if n < 0 {
 			n = 0
@@ -328,7 +359,7 @@ func (p *Peer) send() {
 		}
 		b = binary.LittleEndian.AppendUint32(b, uint32(p.lastHash))
 		b = binary.LittleEndian.AppendUint64(b, p.hashes[int(p.lastHash)%Window].hash)
-		p.out[c] = b
+		p.out[min(c, MaxPeers-1)] = b
 		p.stats.PacketsOut++
 		p.stats.BytesOut += uint64(len(b))
 		p.sendFn(c, b)
@@ -357,6 +388,9 @@ func (p *Peer) HandlePacket(from int, pkt []byte) error {
 	p.stats.BytesIn += uint64(len(pkt))
 	if p.err != nil {
 		return p.err
+	}
+	if p.cfg.ViaServer {
+		return p.handleBundles(from, pkt)
 	}
 	if len(pkt) < headerBytes+hashBytes || pkt[0] != 'L' || pkt[1] != version || int(pkt[2]) != from ||
 		from == p.cfg.Me || from < 0 || from >= p.cfg.Peers {
@@ -401,6 +435,34 @@ func (p *Peer) HandlePacket(from int, pkt []byte) error {
 			}
 			p.lastEqual[from] = max(p.lastEqual[from], hf)
 		}
+	}
+	return nil
+}
+
+// handleBundles takes a packet of the server (packet-server mode): its
+// ack of our commands and the frames' commands it decided.
+func (p *Peer) handleBundles(from int, pkt []byte) error {
+	ack, first, n, peers, cmds, ok := parseBundles(pkt)
+	if from != p.cfg.Peers || !ok || peers != p.cfg.Peers {
+		p.stats.Malformed++
+		return ErrMalformed
+	}
+	if ack > p.srvAcked && ack <= p.sampled {
+		p.srvAcked = ack
+	}
+	for i := range n {
+		f := first + game.Frame(i)
+		if f <= p.bundled || f >= p.next+Window {
+			continue
+		}
+		k := int(f) % Window
+		for c := range peers {
+			p.bundles[k][c] = readCmd(cmds[(i*peers+c)*cmdBytes:], f)
+		}
+		p.bundleFrame[k] = f
+	}
+	for p.bundled+1 < p.next+Window && p.bundleFrame[int(p.bundled+1)%Window] == p.bundled+1 {
+		p.bundled++
 	}
 	return nil
 }

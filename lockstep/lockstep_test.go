@@ -17,6 +17,8 @@ import (
 type match struct {
 	t     *testing.T
 	net   *netsim.Network
+	relay *Relay
+	relEP *netsim.Endpoint
 	peers []*Peer
 	eps   []*netsim.Endpoint
 	games []*arena.World
@@ -27,10 +29,22 @@ func peerAddr(i int) netip.AddrPort {
 	return netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 0, byte(i + 1)}), 26000)
 }
 
+var relayAddr = netip.MustParseAddrPort("10.0.0.100:26000")
+
 func newMatch(t *testing.T, n int, link netsim.LinkConfig, cfg Config, wrap func(i int, g game.Game) game.Game) *match {
 	t.Helper()
 	m := &match{t: t, net: netsim.New(7)}
 	m.net.SetDefault(link)
+	if cfg.ViaServer {
+		var err error
+		if m.relEP, err = m.net.Listen(relayAddr); err != nil {
+			t.Fatal(err)
+		}
+		m.relay, err = NewRelay(RelayConfig{Peers: n, InputDelay: cfg.InputDelay}, func(to int, pkt []byte) { m.relEP.WriteTo(pkt, peerAddr(to)) })
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	mp, err := arena.NewMap(arena.Config{MaxPlayers: 16})
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +66,13 @@ func newMatch(t *testing.T, n int, link netsim.LinkConfig, cfg Config, wrap func
 		c := cfg
 		c.Peers, c.Me = n, i
 		p, err := New(c, g, func(f game.Frame) game.UserCmd { return bot.Command(w, f) },
-			func(to int, pkt []byte) { ep.WriteTo(pkt, peerAddr(to)) })
+			func(to int, pkt []byte) {
+				if to == n {
+					ep.WriteTo(pkt, relayAddr)
+				} else {
+					ep.WriteTo(pkt, peerAddr(to))
+				}
+			})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,13 +87,27 @@ func (m *match) run(d time.Duration) {
 	for end := m.now + d; m.now < end; {
 		m.now += time.Millisecond
 		m.net.AdvanceTo(m.now)
+		if m.relay != nil {
+			for {
+				k, from, ok := m.relEP.ReadFrom(buf)
+				if !ok {
+					break
+				}
+				m.relay.HandlePacket(int(from.Addr().As4()[3])-1, buf[:k])
+			}
+			m.relay.Advance(m.now)
+		}
 		for i, ep := range m.eps {
 			for {
 				k, from, ok := ep.ReadFrom(buf)
 				if !ok {
 					break
 				}
-				m.peers[i].HandlePacket(int(from.Addr().As4()[3])-1, buf[:k])
+				src := int(from.Addr().As4()[3]) - 1
+				if from == relayAddr {
+					src = len(m.peers)
+				}
+				m.peers[i].HandlePacket(src, buf[:k])
 			}
 			m.peers[i].Advance(m.now)
 		}
@@ -222,4 +256,145 @@ func FuzzHandlePacket(f *testing.F) {
 	})
 }
 
-var _ = fmt.Sprint
+// sameHashes checks that every peer hashed the last frames they all ran
+// to the same state (their hash rings, HashEvery 1).
+func (m *match) sameHashes(t *testing.T) int {
+	t.Helper()
+	low, high := m.peers[0].Frame(), m.peers[0].Frame()
+	for _, p := range m.peers {
+		low, high = min(low, p.Frame()), max(high, p.Frame())
+	}
+	checked := 0
+	for f := max(1, high-Window+1); f <= low; f++ { // frames still in every peer's ring
+		ref := m.peers[0].hashes[int(f)%Window]
+		for i, p := range m.peers[1:] {
+			h := p.hashes[int(f)%Window]
+			if ref.frame != f || h.frame != f || h.hash != ref.hash {
+				t.Fatalf("frame %d: peer 0 %+v, peer %d %+v", f, ref, i+1, h)
+			}
+		}
+		checked++
+	}
+	return checked
+}
+
+// Acceptance (issue 10): lockstep and packet-server matches of 2 and 16
+// bots over netsim with 5% loss stay in lockstep for 60 s of game: state
+// hashed every frame, compared during the match (peers with each other,
+// or the server across peers) and, at the end, the last 256 frames equal
+// on every peer.
+func TestLockstepSixtySecondsEveryFrameHashed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("60 s of 16-player game, four times")
+	}
+	for _, via := range []bool{false, true} {
+		for _, n := range []int{2, 16} {
+			t.Run(fmt.Sprintf("server=%v/peers=%d", via, n), func(t *testing.T) {
+				m := newMatch(t, n, netsim.LinkConfig{Latency: 40 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.05},
+					Config{HashEvery: 1, ViaServer: via}, nil)
+				m.run(60 * time.Second)
+				var checked uint64
+				for i, p := range m.peers {
+					if p.Err() != nil {
+						t.Fatalf("peer %d: %v", i, p.Err())
+					}
+					if p.Frame() < 3550 {
+						t.Errorf("peer %d ran %d frames in 60 s", i, p.Frame())
+					}
+					checked += p.Stats().HashesChecked
+				}
+				if m.relay != nil {
+					if m.relay.Err() != nil {
+						t.Fatal(m.relay.Err())
+					}
+					checked += m.relay.Stats().HashesChecked
+				}
+				if checked < 1000 {
+					t.Errorf("%d hash comparisons during the match", checked)
+				}
+				t.Logf("%d frames, %d hash comparisons during the match, last %d frames equal at the end; peer 0 sent %.0f bytes/s",
+					m.peers[0].Frame(), checked, m.sameHashes(t), float64(m.peers[0].Stats().BytesOut)/60)
+			})
+		}
+	}
+}
+
+// Acceptance (issue 10): with a packet server, one slow peer no longer
+// sets everyone's pace: the server duplicates its last command when its
+// commands miss their deadline, and the others run on time.
+func TestPacketServerSlowPeer(t *testing.T) {
+	meanLag := func(p *Peer) time.Duration { st := p.Stats(); return st.Lag / time.Duration(st.Frames) }
+	m := newMatch(t, 4, netsim.LinkConfig{Latency: 15 * time.Millisecond}, Config{ViaServer: true}, nil)
+	m.net.SetLink(peerAddr(3), relayAddr, netsim.LinkConfig{Latency: 135 * time.Millisecond})
+	m.net.SetLink(relayAddr, peerAddr(3), netsim.LinkConfig{Latency: 135 * time.Millisecond})
+	m.run(10 * time.Second)
+	st := m.relay.Stats()
+	for i := range 3 {
+		if l := meanLag(m.peers[i]); l > 5*time.Millisecond || st.Duplicated[i] > 10 {
+			t.Errorf("peer %d: mean lag %v, %d commands duplicated", i, l, st.Duplicated[i])
+		}
+	}
+	t.Logf("packet server, peer 3 at 135 ms: peers 0-2 mean lag %v, peer 3 %v; duplicated commands %v, late %d",
+		meanLag(m.peers[0]), meanLag(m.peers[3]), st.Duplicated[:4], st.LateCmds)
+	if st.Duplicated[3] < 500 || m.peers[3].Frame() < 580 {
+		t.Errorf("slow peer: %d commands duplicated, %d frames run", st.Duplicated[3], m.peers[3].Frame())
+	}
+	if d := m.peers[0].Frame() - m.peers[3].Frame(); d < 0 || d > 12 {
+		t.Errorf("peer 0 at frame %d, slow peer at %d", m.peers[0].Frame(), m.peers[3].Frame())
+	}
+}
+
+// A desync through the packet server is named by the server.
+func TestPacketServerDesync(t *testing.T) {
+	m := newMatch(t, 3, netsim.LinkConfig{Latency: 20 * time.Millisecond}, Config{HashEvery: 15, ViaServer: true},
+		func(i int, g game.Game) game.Game {
+			if i == 1 {
+				return perturbed{g, 300}
+			}
+			return g
+		})
+	m.run(8 * time.Second)
+	var de *DesyncError
+	if !errors.As(m.relay.Err(), &de) || de.Frame != 300 || de.LastEqual != 285 {
+		t.Fatalf("relay: %v", m.relay.Err())
+	}
+	t.Log(de)
+}
+
+func FuzzRelayHandlePacket(f *testing.F) {
+	w := arena.NewGame()
+	mp, _ := arena.NewMap(arena.Config{MaxPlayers: 16})
+	w.Load(mp.Config().String())
+	var sent [][]byte
+	p, err := New(Config{Peers: 3, Me: 1, ViaServer: true}, w, func(game.Frame) game.UserCmd { return game.UserCmd{Right: 3} },
+		func(to int, pkt []byte) { sent = append(sent, append([]byte(nil), pkt...)) })
+	if err != nil {
+		f.Fatal(err)
+	}
+	p.Advance(time.Second)
+	for _, s := range sent {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, pkt []byte) {
+		var out [][]byte
+		r, _ := NewRelay(RelayConfig{Peers: 3}, func(to int, b []byte) { out = append(out, append([]byte(nil), b...)) })
+		r.HandlePacket(1, pkt)
+		r.Advance(500 * time.Millisecond)
+		if r.Stats().Decided > 33 { // due by 500 ms plus the 2-frame grace
+			t.Fatalf("decided %d frames by 500 ms", r.Stats().Decided)
+		}
+		// The relay's own packets parse, and a peer takes them.
+		w := arena.NewGame()
+		w.Load(mp.Config().String())
+		q, _ := New(Config{Peers: 3, Me: 0, ViaServer: true}, w, func(game.Frame) game.UserCmd { return game.UserCmd{} }, func(int, []byte) {})
+		for _, b := range out {
+			if len(b) > 1400 {
+				t.Fatalf("relay packet of %d bytes", len(b))
+			}
+			if err := q.HandlePacket(3, b); err != nil {
+				t.Fatalf("peer rejects the relay's packet: %v", err)
+			}
+		}
+		q.HandlePacket(3, pkt) // and hostile server packets
+	})
+}

@@ -50,8 +50,13 @@ func runLockstep(args []string, stdout io.Writer) error {
 	delay := fs.Int("input-delay", 4, "frames between sampling a command and running it")
 	seed := fs.Uint64("seed", 1, "seed of this peer's bot")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	relay := fs.String("relay", "", "play through the packet server at this IP:PORT instead of peer to peer")
+	serveRelay := fs.String("serve", "", "run the packet server on this IP:PORT for the --peers (no game of its own)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *relay != "" && *serveRelay != "" {
+		return errors.New("--relay and --serve exclude each other")
 	}
 	var addrs []netip.AddrPort
 	for _, s := range splitList(*peersFlag) {
@@ -61,8 +66,18 @@ func runLockstep(args []string, stdout io.Writer) error {
 		}
 		addrs = append(addrs, ap)
 	}
-	if len(addrs) < 2 || *me < 0 || *me >= len(addrs) {
+	if len(addrs) < 2 || len(addrs) > lockstep.MaxPeers || *me < 0 || *me >= len(addrs) {
 		return fmt.Errorf("--peers needs 2..%d addresses and --me an index among them", lockstep.MaxPeers)
+	}
+	if *serveRelay != "" {
+		return runLockstepRelay(*serveRelay, addrs, *delay, *duration, *asJSON, stdout)
+	}
+	var relayAddr netip.AddrPort
+	if *relay != "" {
+		var err error
+		if relayAddr, err = netip.ParseAddrPort(*relay); err != nil {
+			return fmt.Errorf("--relay: %w", err)
+		}
 	}
 	mp, err := arena.NewMap(arena.Config{MaxPlayers: 16})
 	if err != nil {
@@ -82,9 +97,18 @@ func runLockstep(args []string, stdout io.Writer) error {
 		index[a] = i
 	}
 	bot := arena.NewBot(*seed, game.ClientNum(*me), arena.BotDeathmatch)
-	p, err := lockstep.New(lockstep.Config{Peers: len(addrs), Me: *me, InputDelay: *delay}, world,
+	if relayAddr.IsValid() {
+		index[relayAddr] = len(addrs) // the server's packets
+	}
+	p, err := lockstep.New(lockstep.Config{Peers: len(addrs), Me: *me, InputDelay: *delay, ViaServer: relayAddr.IsValid()}, world,
 		func(f game.Frame) game.UserCmd { return bot.Command(world, f) },
-		func(to int, pkt []byte) { conn.WriteToUDPAddrPort(pkt, addrs[to]) })
+		func(to int, pkt []byte) {
+			if to == len(addrs) {
+				conn.WriteToUDPAddrPort(pkt, relayAddr)
+			} else {
+				conn.WriteToUDPAddrPort(pkt, addrs[to])
+			}
+		})
 	if err != nil {
 		return err
 	}
@@ -137,4 +161,74 @@ func runLockstep(args []string, stdout io.Writer) error {
 			s.Peer, s.Peers, s.Frames, s.Stalls, s.MeanLagMS, s.BytesOutPerS, s.BytesInPerS, s.HashesChecked)
 	}
 	return p.Err()
+}
+
+// relaySummary is the --serve --json output.
+type relaySummary struct {
+	Peers        int      `json:"peers"`
+	Decided      int64    `json:"frames_decided"`
+	Duplicated   []uint64 `json:"duplicated_per_peer"`
+	LateCmds     uint64   `json:"late_commands"`
+	BytesOutPerS float64  `json:"bytes_out_per_s"`
+	Hashes       uint64   `json:"hashes_checked"`
+	Error        string   `json:"error,omitempty"`
+}
+
+// runLockstepRelay runs the packet server on listen for the peers at
+// addrs; its clock starts with the first peer packet.
+func runLockstepRelay(listen string, addrs []netip.AddrPort, delay int, duration time.Duration, asJSON bool, stdout io.Writer) error {
+	la, err := netip.ParseAddrPort(listen)
+	if err != nil {
+		return fmt.Errorf("--serve: %w", err)
+	}
+	conn, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(la))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	index := map[netip.AddrPort]int{}
+	for i, a := range addrs {
+		index[a] = i
+	}
+	r, err := lockstep.NewRelay(lockstep.RelayConfig{Peers: len(addrs), InputDelay: delay},
+		func(to int, pkt []byte) { conn.WriteToUDPAddrPort(pkt, addrs[to]) })
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, duration)
+	defer cancel()
+	buf := make([]byte, 2048)
+	var start time.Time
+	for ctx.Err() == nil {
+		conn.SetReadDeadline(time.Now().Add(time.Millisecond))
+		n, from, err := conn.ReadFromUDPAddrPort(buf)
+		if err == nil {
+			if i, ok := index[netip.AddrPortFrom(from.Addr().Unmap(), from.Port())]; ok {
+				if start.IsZero() {
+					start = time.Now()
+				}
+				r.HandlePacket(i, buf[:n])
+			}
+		} else if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
+			return err
+		}
+		if !start.IsZero() {
+			r.Advance(time.Since(start))
+		}
+	}
+	st := r.Stats()
+	secs := max(time.Since(start).Seconds(), 1e-3)
+	s := relaySummary{Peers: len(addrs), Decided: int64(st.Decided), Duplicated: st.Duplicated[:len(addrs)], LateCmds: st.LateCmds,
+		BytesOutPerS: float64(st.BytesOut) / secs, Hashes: st.HashesChecked}
+	if r.Err() != nil {
+		s.Error = r.Err().Error()
+	}
+	if asJSON {
+		return json.NewEncoder(stdout).Encode(s)
+	}
+	fmt.Fprintf(stdout, "packet server for %d peers: %d frames decided, duplicated %v, %d late commands, %.0f bytes/s out, %d hashes checked\n",
+		s.Peers, s.Decided, s.Duplicated, s.LateCmds, s.BytesOutPerS, s.Hashes)
+	return r.Err()
 }
