@@ -525,6 +525,17 @@ func (c *Client) Settings() string { return c.settings }
 // Frame is the frame of the client's predicted world.
 func (c *Client) Frame() game.Frame { return c.cf }
 
+// FrameFraction is how far the game clock has moved into the frame after
+// Frame, 0..1: a renderer drawing faster than the game's frame rate
+// blends each entity's positions of the last two frames by it.
+func (c *Client) FrameFraction() float32 {
+	if !c.clockSet || c.frameDur <= 0 {
+		return 1
+	}
+	f := float32(c.clock-time.Duration(c.cf)*c.frameDur) / float32(c.frameDur)
+	return min(max(f, 0), 1)
+}
+
 // PVS is the PVS of the last snapshot: the entities to render.
 func (c *Client) PVS() *snapshot.PVS { return &c.pvs }
 

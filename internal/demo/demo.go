@@ -363,7 +363,11 @@ func (h *harness) run(until time.Duration) {
 // states and positions of frame f and measures every client's prediction
 // of f (the clients run ahead, so they have shown f already).
 func (h *harness) onFrame(f game.Frame) {
-	fr := h.rec.record(f, h.sg)
+	limit := game.MaxEntities
+	if h.sg.Map != nil {
+		limit = h.sg.Map.NumEntities // the arena numbers its entities below it
+	}
+	fr := h.rec.record(f, h.sg, limit)
 	for _, b := range h.bots {
 		if b.c.State() != client.Connected {
 			continue
