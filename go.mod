@@ -3,6 +3,15 @@ module github.com/snapwire/snapwire
 go 1.26.0
 
 require (
-	golang.org/x/crypto v0.58.0 // indirect
+	github.com/hajimehoshi/ebiten/v2 v2.8.8
+	golang.org/x/crypto v0.58.0
+)
+
+require (
+	github.com/ebitengine/gomobile v0.0.0-20240911145611-4856209ac325 // indirect
+	github.com/ebitengine/hideconsole v1.0.0 // indirect
+	github.com/ebitengine/purego v0.8.0 // indirect
+	github.com/jezek/xgb v1.1.1 // indirect
+	golang.org/x/sync v0.8.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 )

@@ -80,10 +80,11 @@ func GraphRect(w, h int) (x, y, gw, gh int) {
 }
 
 // MapRect is where the map is drawn in a w by h window, and the scale
-// from world units to pixels (the whole map, centred below the HUD).
+// from world units to pixels: the whole map, centred between the HUD and
+// the net graph's band.
 func MapRect(m *arena.Map, w, h int) (ox, oy, scale float32) {
 	mw, mh := float32(m.W*arena.TileSize), float32(m.H*arena.TileSize)
-	avail := float32(h - HUDHeight)
+	avail := float32(h - HUDHeight - GraphHeight - 2*GraphMargin)
 	scale = min(float32(w)/mw, avail/mh)
 	return (float32(w) - mw*scale) / 2, HUDHeight + (avail-mh*scale)/2, scale
 }
