@@ -155,6 +155,7 @@ type harness struct {
 	meas    *measurer
 	applied map[appliedKey]uint64 // server base hash after each apply
 	warm    bool                  // the warm-up is over
+	live    bool                  // a Live match: no compression measurements
 
 	// prediction errors of the current second, and all of them after the
 	// warm-up
@@ -431,7 +432,9 @@ func (h *harness) onSnapshot(b *bot, s *snapshot.Snapshot) {
 			}
 		}
 	}
-	h.meas.measure(b.w, b.c.ClientNum(), b.c.Base(), s)
+	if !h.live {
+		h.meas.measure(b.w, b.c.ClientNum(), b.c.Base(), s)
+	}
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -52,6 +52,7 @@ func NewLive(opt Options, name string, input client.InputSource) (*Live, error) 
 		return nil, err
 	}
 	h.warm = true
+	h.live = true // the compression figures are Run's: a live frame does not pay for them
 	me, err := h.addClient(opt.Clients, name, opt.Mode, input)
 	if err != nil {
 		return nil, err

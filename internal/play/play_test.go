@@ -315,3 +315,28 @@ func TestSessionRemote(t *testing.T) {
 		t.Error("remote scene lacks the player or the map")
 	}
 }
+
+// The game side of a frame at 8 players (a server, 7 bots and the
+// player's client in this process, stepped one 60 Hz frame), and the
+// scene built from it; the window adds the drawing (BenchmarkPlayFrame in
+// cmd/snapwire measures the whole frame under Xvfb).
+func BenchmarkFrame(b *testing.B) {
+	opt := DefaultOptions()
+	opt.Autoplay = true
+	s, err := New(opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sc Scene
+	display(s, &sc, Input{}, 60, 0, 5*time.Second)
+	now := 5 * time.Second
+	b.ReportAllocs()
+	for b.Loop() {
+		t0 := time.Now()
+		now += time.Second / 60
+		s.Step(now, Input{})
+		s.Scene(&sc, ScreenW, ScreenH)
+		s.FrameTime(time.Since(t0))
+	}
+	b.ReportMetric(float64(s.FramePercentile(0.99))/float64(time.Millisecond), "ms-p99/frame")
+}

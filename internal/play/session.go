@@ -3,6 +3,7 @@ package play
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/snapwire/snapwire/client"
@@ -64,6 +65,9 @@ type Session struct {
 
 	shown     *[game.MaxEntities]shown
 	lastFrame game.Frame
+
+	frameHist [frameBuckets]uint32 // frame CPU times (FrameTime)
+	frameN    uint64
 
 	// Text, formatted every few frames (Scene).
 	textAt    uint64
@@ -270,6 +274,36 @@ func (s *Session) Err() error {
 	return nil
 }
 
+// Frame CPU times are kept in a histogram of 10 µs buckets up to 50 ms.
+const (
+	frameBucket  = 10 * time.Microsecond
+	frameBuckets = 5000
+)
+
+// FrameTime records the CPU time one frame took: stepping the game and
+// the prediction, building the scene, drawing it.
+func (s *Session) FrameTime(d time.Duration) {
+	s.frameHist[min(int(d/frameBucket), frameBuckets-1)]++
+	s.frameN++
+}
+
+// FramePercentile is the p-quantile (0..1) of the recorded frame times,
+// to the upper edge of its 10 µs bucket.
+func (s *Session) FramePercentile(p float64) time.Duration {
+	if s.frameN == 0 {
+		return 0
+	}
+	want := uint64(math.Ceil(p * float64(s.frameN)))
+	var seen uint64
+	for i, c := range s.frameHist {
+		seen += uint64(c)
+		if seen >= max(want, 1) {
+			return time.Duration(i+1) * frameBucket
+		}
+	}
+	return frameBuckets * frameBucket
+}
+
 // Summary is the end-of-session report ("snapwire play --json").
 type Summary struct {
 	Mode            string  `json:"mode"` // "in-process" or "udp"
@@ -280,6 +314,8 @@ type Summary struct {
 	DurationS       float64 `json:"duration_s"`
 	Frame           int64   `json:"frame"`
 	FramesDrawn     uint64  `json:"frames_drawn"`
+	FrameMSP50      float64 `json:"frame_cpu_ms_p50"` // stepping, predicting, building and drawing a frame
+	FrameMSP99      float64 `json:"frame_cpu_ms_p99"`
 	Snapshots       uint64  `json:"snapshots"`
 	SnapshotsLost   uint64  `json:"snapshots_lost"`
 	BaseChecks      uint64  `json:"base_checks"`
@@ -316,7 +352,9 @@ func (s *Session) Summary() Summary {
 		Repredicted: st.Repredicted, Corrections: st.Corrections,
 		PredSelfMean: st.Self.Mean(), PredOthersMean: st.Others.Mean(),
 		PingMS: float64(st.Channel.RTT) / float64(time.Millisecond), KbpsDown: kbps(st.Channel.BytesIn), KbpsUp: kbps(st.Channel.BytesOut),
-		DuplicatedCmds: st.Duplicated, Interpolate: s.knobs.Interpolate}
+		DuplicatedCmds: st.Duplicated, Interpolate: s.knobs.Interpolate,
+		FrameMSP50: float64(s.FramePercentile(0.5)) / float64(time.Millisecond),
+		FrameMSP99: float64(s.FramePercentile(0.99)) / float64(time.Millisecond)}
 	if s.live != nil {
 		c := s.live.Checks()
 		sum.BaseChecks, sum.BaseMismatches = c.BaseChecks, c.BaseMismatches

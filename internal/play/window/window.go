@@ -1,6 +1,6 @@
 //go:build play
 
-package play
+package window
 
 import (
 	"bytes"
@@ -14,51 +14,48 @@ import (
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
 
 	"github.com/snapwire/snapwire/examples/arena"
+	"github.com/snapwire/snapwire/internal/play"
 )
 
-// Window sizes, in pixels: the logical screen the Scene is laid out in.
+// shotWait bounds how long past the duration a screenshot waits for the
+// player to respawn.
+const shotWait = 5 * time.Second
+
+// The logical screen the Scene is laid out in, in pixels.
 const (
-	ScreenW = 1280
-	ScreenH = 800
+	ScreenW = play.ScreenW
+	ScreenH = play.ScreenH
 )
-
-// WindowOptions configure Run.
-type WindowOptions struct {
-	// Duration ends the game after this long (0: until the window is
-	// closed or Esc).
-	Duration time.Duration
-	// Screenshot, if set, is a PNG file written with the last frame
-	// drawn, at the logical size.
-	Screenshot string
-}
 
 // window is the ebiten.Game: Update steps the session at the display's
 // rate (TPS synced with the frame rate) and applies the keys; Draw renders
 // the session's Scene.
 type window struct {
-	s     *Session
-	opt   WindowOptions
+	s     *play.Session
+	opt   play.WindowOptions
 	start time.Time
-	sc    Scene
+	sc    play.Scene
 	done  bool
 	shot  *ebiten.Image
+	off   *ebiten.Image // the frame is drawn offscreen, then shown
+	step  time.Duration // CPU time of this frame's Update
 	err   error
 }
 
 // knobKeys binds keys to knob actions (Keys describes them).
 var knobKeys = []struct {
 	k ebiten.Key
-	a Action
+	a play.Action
 }{
-	{ebiten.KeyN, ToggleNetGraph}, {ebiten.KeyF3, ToggleNetGraph},
-	{ebiten.KeyI, ToggleInterp}, {ebiten.KeyG, ToggleGhost},
-	{ebiten.KeyBracketRight, LatencyUp}, {ebiten.KeyBracketLeft, LatencyDown},
-	{ebiten.KeyEqual, JitterUp}, {ebiten.KeyMinus, JitterDown},
-	{ebiten.Key0, LossUp}, {ebiten.Key9, LossDown},
+	{ebiten.KeyN, play.ToggleNetGraph}, {ebiten.KeyF3, play.ToggleNetGraph},
+	{ebiten.KeyI, play.ToggleInterp}, {ebiten.KeyG, play.ToggleGhost},
+	{ebiten.KeyBracketRight, play.LatencyUp}, {ebiten.KeyBracketLeft, play.LatencyDown},
+	{ebiten.KeyEqual, play.JitterUp}, {ebiten.KeyMinus, play.JitterDown},
+	{ebiten.Key0, play.LossUp}, {ebiten.Key9, play.LossDown},
 }
 
-func (w *window) input() Input {
-	in := Input{
+func (w *window) input() play.Input {
+	in := play.Input{
 		Up:    ebiten.IsKeyPressed(ebiten.KeyW) || ebiten.IsKeyPressed(ebiten.KeyArrowUp),
 		Down:  ebiten.IsKeyPressed(ebiten.KeyS) || ebiten.IsKeyPressed(ebiten.KeyArrowDown),
 		Left:  ebiten.IsKeyPressed(ebiten.KeyA) || ebiten.IsKeyPressed(ebiten.KeyArrowLeft),
@@ -68,7 +65,7 @@ func (w *window) input() Input {
 	}
 	if m := w.s.World().Map; m != nil {
 		cx, cy := ebiten.CursorPosition()
-		ox, oy, k := MapRect(m, ScreenW, ScreenH)
+		ox, oy, k := play.MapRect(m, ScreenW, ScreenH)
 		x, y := (float32(cx)-ox)/k, (float32(cy)-oy)/k
 		if x >= 0 && y >= 0 && x < float32(m.W*arena.TileSize) && y < float32(m.H*arena.TileSize) {
 			in.AimX, in.AimY, in.Aim = x, y, true
@@ -89,10 +86,21 @@ func (w *window) Update() error {
 			w.s.Do(kk.a)
 		}
 	}
-	now := time.Since(w.start)
+	t0 := time.Now()
+	now := t0.Sub(w.start)
 	w.s.Step(now, w.input())
+	w.step = time.Since(t0)
 	if w.opt.Duration > 0 && now >= w.opt.Duration {
-		w.done = true
+		// A screenshot waits, at most shotWait, for the player to be
+		// alive, so that it shows the player (and its ghost: the server
+		// runs behind the prediction).
+		p, ok := w.s.Player()
+		alive := ok && p.Alive()
+		if w.s.Knobs().Ghost {
+			_, _, ghost := w.s.Ghost()
+			alive = alive && ghost
+		}
+		w.done = w.opt.Screenshot == "" || alive || now >= w.opt.Duration+shotWait
 	}
 	if err := w.s.Err(); err != nil && now > 2*time.Second {
 		w.err, w.done = err, true
@@ -101,13 +109,20 @@ func (w *window) Update() error {
 }
 
 func (w *window) Draw(screen *ebiten.Image) {
+	t0 := time.Now()
 	w.s.Scene(&w.sc, ScreenW, ScreenH)
-	Render(screen, &w.sc)
+	if w.off == nil {
+		w.off = ebiten.NewImage(ScreenW, ScreenH)
+	}
+	Render(w.off, &w.sc)
+	screen.DrawImage(w.off, nil)
 	w.s.Drawn()
+	// The frame's CPU time: the game, the prediction and the drawing
+	// commands (the GPU runs them after Draw returns).
+	w.s.FrameTime(w.step + time.Since(t0))
 	if w.done && w.opt.Screenshot != "" && w.shot == nil {
-		// The last frame, drawn again offscreen to be read back.
-		w.shot = ebiten.NewImage(ScreenW, ScreenH)
-		Render(w.shot, &w.sc)
+		// The last frame, read back.
+		w.shot = w.off
 		w.err = errors.Join(w.err, writePNG(w.opt.Screenshot, w.shot))
 	}
 }
@@ -128,7 +143,7 @@ func writePNG(path string, img *ebiten.Image) error {
 // Run opens the window and plays s in it until the duration has passed,
 // the window is closed or Esc is pressed. It must be called from the main
 // goroutine (Ebitengine's rule).
-func Run(s *Session, opt WindowOptions) error {
+func Run(s *play.Session, opt play.WindowOptions) error {
 	ebiten.SetWindowSize(ScreenW, ScreenH)
 	ebiten.SetWindowTitle("snapwire play")
 	ebiten.SetWindowResizingMode(ebiten.WindowResizingModeEnabled)
