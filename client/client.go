@@ -355,6 +355,9 @@ type Client struct {
 	dormant    *[game.MaxEntities]dormant
 	interp     map[game.EntityNum]*interpState
 	scratch    []game.EntityNum
+	// modes overrides the registry's prediction mode by type id
+	// (SetTypeMode); modeUnset where the registry's applies.
+	modes []game.PredictionMode
 
 	// Commands.
 	nextSend     time.Duration
@@ -401,6 +404,16 @@ type Stats struct {
 	LoadGames                  uint64
 	Repredicted                uint64 // frames re-run after snapshots
 	ClockResets                uint64 // the clock restarted: a snapshot came more than the command ring behind it
+	// Corrections counts the entities whose shown position a snapshot
+	// moved (after re-prediction), CorrectionSum the lengths of those
+	// jumps in world units: what render smoothing (VisualOffset) blends out.
+	Corrections   uint64
+	CorrectionSum float64
+	// Applies counts the "apply S" messages applied to the common base
+	// (DOOM III §4.2); SnapshotBytes the bytes of the snapshots received
+	// (after the game id, before decoding, as OnSnapshotData sees them).
+	Applies       uint64
+	SnapshotBytes uint64
 	// Prediction error at snapshot frames: the distance between the
 	// position predicted for the frame (recorded when the client first
 	// reached it) and the snapshot's; Self for the local player, Others
@@ -512,6 +525,17 @@ func (c *Client) Settings() string { return c.settings }
 // Frame is the frame of the client's predicted world.
 func (c *Client) Frame() game.Frame { return c.cf }
 
+// FrameFraction is how far the game clock has moved into the frame after
+// Frame, 0..1: a renderer drawing faster than the game's frame rate
+// blends each entity's positions of the last two frames by it.
+func (c *Client) FrameFraction() float32 {
+	if !c.clockSet || c.frameDur <= 0 {
+		return 1
+	}
+	f := float32(c.clock-time.Duration(c.cf)*c.frameDur) / float32(c.frameDur)
+	return min(max(f, 0), 1)
+}
+
 // PVS is the PVS of the last snapshot: the entities to render.
 func (c *Client) PVS() *snapshot.PVS { return &c.pvs }
 
@@ -545,6 +569,60 @@ func (c *Client) Stats() Stats {
 		st.Channel = c.ch.Stats()
 	}
 	return st
+}
+
+// modeUnset marks a type without an override in Client.modes.
+const modeUnset game.PredictionMode = 0xff
+
+// SetTypeMode overrides, on this client only, the prediction mode the
+// registry gives entity type t: game.Interpolate shows the type's entities
+// between the last two snapshots (Quake 3 style), game.Predict runs the
+// game code for them (DOOM III §2). It takes effect at the next snapshot
+// and may be switched at any time, for example to compare predicted and
+// interpolated opponents (DOOM III §8). The local player's own entity is
+// always predicted, whatever its type's mode. Nothing changes on the wire:
+// the registry hash the server checks is the registry's. Entities
+// without an Interpolator show the newer snapshot state.
+func (c *Client) SetTypeMode(t game.TypeID, m game.PredictionMode) {
+	if t == game.NoType || t > game.MaxTypeID || m > game.Interpolate {
+		return
+	}
+	if int(t) >= len(c.modes) {
+		old := len(c.modes)
+		c.modes = append(c.modes, make([]game.PredictionMode, int(t)+1-old)...)
+		for i := old; i < len(c.modes); i++ {
+			c.modes[i] = modeUnset
+		}
+	}
+	c.modes[t] = m
+	// A type switched either way restarts its interpolation from the
+	// next two snapshots rather than from states kept since long ago.
+	for _, is := range c.interp {
+		if is.typ == t {
+			is.have = 0
+		}
+	}
+}
+
+// TypeMode is the prediction mode this client uses for type t: the
+// override set with SetTypeMode, else the registry's.
+func (c *Client) TypeMode(t game.TypeID) game.PredictionMode {
+	if int(t) < len(c.modes) && c.modes[t] != modeUnset {
+		return c.modes[t]
+	}
+	return c.reg.Mode(t)
+}
+
+// mode is the prediction mode of entity n of type t: the local player's
+// entity is always predicted.
+func (c *Client) mode(n game.EntityNum, t game.TypeID) game.PredictionMode {
+	if c.modes == nil {
+		return c.reg.Mode(t)
+	}
+	if me, ok := c.g.PlayerEntity(c.me); ok && me == n {
+		return game.Predict
+	}
+	return c.TypeMode(t)
 }
 
 // LeadTarget is the clock controller's current target for the lowest lead.
@@ -757,6 +835,7 @@ func (h *handler) Reliable(msg []byte) {
 			c.stats.ApplyErrors++
 			return
 		}
+		c.stats.Applies++
 		if m.BaseHash != 0 {
 			c.stats.BaseChecks++
 			if uint32(c.dec.Base().Hash())|1 != m.BaseHash {
@@ -826,6 +905,7 @@ func (h *handler) Unreliable(typ netchan.MessageType, msg []byte) {
 		if c.cfg.OnSnapshotData != nil {
 			c.cfg.OnSnapshotData(body, c.dec.Base())
 		}
+		c.stats.SnapshotBytes += uint64(len(body))
 		c.r.Reset(body, len(body)*8)
 		if err := c.dec.Decode(&c.r, &c.snap); err != nil {
 			c.stats.DecodeErrors++

@@ -103,6 +103,9 @@ func (c *Client) interpolate(f game.Frame) {
 		if e == nil || typ != is.typ {
 			continue
 		}
+		if is.have == 0 || c.mode(n, typ) != game.Interpolate {
+			continue // switched back to prediction (SetTypeMode)
+		}
 		ip, ok := e.(Interpolator)
 		if !ok || is.have < 2 || is.fb <= is.fa {
 			if st, bits, err := c.codec.Save(is.b); err == nil {
@@ -256,7 +259,7 @@ func (c *Client) onSnapshot(now time.Duration) {
 		}
 		c.codec.Load(e, es.State, es.Bits)
 		d.live = false
-		if c.reg.Mode(es.Type) == game.Interpolate {
+		if c.mode(es.Num, es.Type) == game.Interpolate {
 			c.pushInterp(es.Num, es.Type, es.State, es.Bits, h.Frame, h.Seq)
 		}
 	}
@@ -326,7 +329,10 @@ func (c *Client) onSnapshot(now time.Duration) {
 		if !ok || a == [3]float32{b.x, b.y, b.z} {
 			continue
 		}
-		c.offsets.add(b.n, [3]float32{b.x - a[0], b.y - a[1], b.z - a[2]})
+		d := [3]float32{b.x - a[0], b.y - a[1], b.z - a[2]}
+		c.offsets.add(b.n, d)
+		c.stats.Corrections++
+		c.stats.CorrectionSum += math.Sqrt(float64(d[0])*float64(d[0]) + float64(d[1])*float64(d[1]) + float64(d[2])*float64(d[2]))
 	}
 }
 
@@ -341,7 +347,7 @@ func (c *Client) measureError(f game.Frame) {
 		}
 		e, typ := c.g.Entity(n)
 		p, ok := position(e)
-		if !ok || c.reg.Mode(typ) == game.Interpolate {
+		if !ok || c.mode(n, typ) == game.Interpolate {
 			continue // interpolated entities are not predicted
 		}
 		dx, dy, dz := float64(p[0]-px), float64(p[1]-py), float64(p[2]-pz)

@@ -102,12 +102,15 @@ func botAddr(i int) netip.AddrPort {
 
 // bot is one simulated player: a client core playing an arena bot.
 type bot struct {
-	idx  int
-	c    *client.Client
-	w    *arena.World
-	ep   *netsim.Endpoint
-	ai   *arena.Bot
-	prev sample // counters at the end of the previous second
+	idx int
+	c   *client.Client
+	w   *arena.World
+	ep  *netsim.Endpoint
+	ai  *arena.Bot
+	// input, when set, gives the commands instead of ai (the person
+	// playing in a Live match).
+	input client.InputSource
+	prev  sample // counters at the end of the previous second
 
 	stateChecks, stateMismatches uint64
 	stateUnchecked               uint64  // snapshot frames out of the recorded window
@@ -152,6 +155,7 @@ type harness struct {
 	meas    *measurer
 	applied map[appliedKey]uint64 // server base hash after each apply
 	warm    bool                  // the warm-up is over
+	live    bool                  // a Live match: no compression measurements
 
 	// prediction errors of the current second, and all of them after the
 	// warm-up
@@ -270,14 +274,20 @@ func newHarness(opt Options, extra int) (*harness, error) {
 
 // addBot connects bot i, playing in mode, at h.now.
 func (h *harness) addBot(i int, mode arena.BotMode) (*bot, error) {
+	return h.addClient(i, fmt.Sprintf("bot%d", i), mode, nil)
+}
+
+// addClient connects client i named name at h.now: a bot playing in mode,
+// or, when input is set, a client whose commands come from input.
+func (h *harness) addClient(i int, name string, mode arena.BotMode, input client.InputSource) (*bot, error) {
 	ep, err := h.net.Listen(botAddr(i))
 	if err != nil {
 		return nil, err
 	}
-	b := &bot{idx: i, w: arena.NewGame(), ep: ep}
+	b := &bot{idx: i, w: arena.NewGame(), ep: ep, input: input}
 	b.ai = arena.NewBot(h.opt.Seed*1000+uint64(i), 0, mode)
 	cfg := client.Config{
-		Name: fmt.Sprintf("bot%d", i),
+		Name: name,
 		Seed: h.opt.Seed*1000 + uint64(i),
 		OnSnapshot: func(s *snapshot.Snapshot) {
 			h.onSnapshot(b, s)
@@ -293,14 +303,17 @@ func (h *harness) addBot(i int, mode arena.BotMode) (*bot, error) {
 			}
 		},
 	}
-	input := client.InputFunc(func(f game.Frame) game.UserCmd {
+	botInput := client.InputFunc(func(f game.Frame) game.UserCmd {
 		if b.c.State() != client.Connected {
 			return game.UserCmd{Frame: f}
+		}
+		if b.input != nil {
+			return b.input.Command(f)
 		}
 		b.ai.Client = b.c.ClientNum()
 		return b.ai.Command(b.w, f)
 	})
-	b.c, err = client.New(cfg, b.w, input, client.SendFunc(func(to netip.AddrPort, p []byte) {
+	b.c, err = client.New(cfg, b.w, botInput, client.SendFunc(func(to netip.AddrPort, p []byte) {
 		ep.WriteTo(p, to)
 	}))
 	if err != nil {
@@ -351,7 +364,11 @@ func (h *harness) run(until time.Duration) {
 // states and positions of frame f and measures every client's prediction
 // of f (the clients run ahead, so they have shown f already).
 func (h *harness) onFrame(f game.Frame) {
-	fr := h.rec.record(f, h.sg)
+	limit := game.MaxEntities
+	if h.sg.Map != nil {
+		limit = h.sg.Map.NumEntities // the arena numbers its entities below it
+	}
+	fr := h.rec.record(f, h.sg, limit)
 	for _, b := range h.bots {
 		if b.c.State() != client.Connected {
 			continue
@@ -415,7 +432,9 @@ func (h *harness) onSnapshot(b *bot, s *snapshot.Snapshot) {
 			}
 		}
 	}
-	h.meas.measure(b.w, b.c.ClientNum(), b.c.Base(), s)
+	if !h.live {
+		h.meas.measure(b.w, b.c.ClientNum(), b.c.Base(), s)
+	}
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

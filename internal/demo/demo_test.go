@@ -144,7 +144,7 @@ func TestRecorderDetectsDifference(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := newRecorder(8)
-	fr := rec.record(5, w)
+	fr := rec.record(5, w, game.MaxEntities)
 	if rec.at(5) != fr || rec.at(13) != nil || rec.at(4) != nil {
 		t.Fatal("window lookup")
 	}

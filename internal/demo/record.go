@@ -39,13 +39,19 @@ func newRecorder(frames int) *recorder {
 	return &recorder{ring: make([]frameRec, frames), codec: snapshot.NewStateCodec()}
 }
 
-// record stores the state of every entity of w after frame f.
-func (r *recorder) record(f game.Frame, w game.World) *frameRec {
+// record stores the state of every entity of w, numbered below limit,
+// after frame f.
+func (r *recorder) record(f game.Frame, w game.World, limit int) *frameRec {
 	fr := &r.ring[int(f)%len(r.ring)]
 	fr.frame, fr.valid = f, true
 	fr.ents, fr.buf = fr.ents[:0], fr.buf[:0]
-	for n, e := range w.Entities() {
-		_, typ := w.Entity(n)
+	// Entity numbers are scanned: an iterator called through an interface
+	// allocates its closures, and a live match records every frame.
+	for n := game.EntityNum(0); int(n) < min(limit, game.MaxEntities); n++ {
+		e, typ := w.Entity(n)
+		if e == nil {
+			continue
+		}
 		er := entRec{n: n, typ: typ, off: int32(len(fr.buf))}
 		if st, bits, err := r.codec.Save(e); err == nil {
 			er.bits = int32(bits)
