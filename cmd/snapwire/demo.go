@@ -39,6 +39,7 @@ func parseDemoFlags(args []string) (demo.Options, bool, string, error) {
 	fs.StringVar(&opt.Settings, "map", "", "arena settings (default: the 3x3 arena seeded with --seed)")
 	fs.DurationVar(&opt.Warmup, "warmup", 2*time.Second, "left out of the command, lead and prediction figures (the invariant checks cover the whole run); unset, at most a quarter of --duration")
 	mode := fs.String("mode", "deathmatch", "bot behaviour: deathmatch, or nevertouch (bots that never meet: exact prediction)")
+	opponents := fs.String("opponents", "predicted", "how clients show other players: predicted (DOOM III) or interpolated (Quake 3); pred_error_others is then the distance a player must lead a target")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the text output")
 	report := fs.String("report", "", "write an HTML report with plots to this file")
 	if err := fs.Parse(args); err != nil {
@@ -60,6 +61,13 @@ func parseDemoFlags(args []string) (demo.Options, bool, string, error) {
 		return opt, false, "", err
 	}
 	opt.Mode = m
+	switch *opponents {
+	case "predicted":
+	case "interpolated":
+		opt.InterpolateOpponents = true
+	default:
+		return opt, false, "", fmt.Errorf("--opponents %q: want predicted or interpolated", *opponents)
+	}
 	return opt, *asJSON, *report, nil
 }
 

@@ -39,6 +39,12 @@ type Options struct {
 	// but themselves (the exact-prediction runs, DOOM III §2). ParseMode
 	// reads the CLI's names.
 	Mode arena.BotMode
+	// InterpolateOpponents shows the other players between snapshots
+	// (Quake 3's model, client.SetTypeMode) instead of predicting them
+	// (DOOM III §2); the prediction error of others is then how far from
+	// the server's position each client shows its opponents: the distance
+	// a player must lead a target.
+	InterpolateOpponents bool
 	// Progress, if set, is called after every virtual second.
 	Progress func(Second)
 }
@@ -185,7 +191,10 @@ func Run(opt Options) (*Result, error) {
 func (h *harness) play() *Result {
 	opt := h.opt
 	res := &Result{Clients: opt.Clients, LatencyMS: ms(opt.Latency), JitterMS: ms(opt.Jitter), Loss: opt.Loss,
-		Seed: opt.Seed, Settings: h.srv.Settings(), Mode: ModeName(opt.Mode), WarmupS: opt.Warmup.Seconds()}
+		Seed: opt.Seed, Settings: h.srv.Settings(), Mode: ModeName(opt.Mode), WarmupS: opt.Warmup.Seconds(), Opponents: "predicted"}
+	if opt.InterpolateOpponents {
+		res.Opponents = "interpolated"
+	}
 	h.endWarmup() // a no-op unless Warmup is 0
 	secs := int(opt.Duration / time.Second)
 	for s := 1; s <= secs; s++ {
@@ -318,6 +327,9 @@ func (h *harness) addClient(i int, name string, mode arena.BotMode, input client
 	}))
 	if err != nil {
 		return nil, fmt.Errorf("demo: client %d: %w", i, err)
+	}
+	if h.opt.InterpolateOpponents {
+		b.c.SetTypeMode(arena.TypePlayer, game.Interpolate)
 	}
 	b.c.Connect(h.now, serverAddr)
 	h.bots = append(h.bots, b)

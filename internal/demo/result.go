@@ -18,8 +18,9 @@ type Result struct {
 	Loss      float64 `json:"loss"`
 	Seed      uint64  `json:"seed"`
 	Settings  string  `json:"settings"`
-	Mode      string  `json:"mode"`     // the bots' behaviour: deathmatch or nevertouch
-	WarmupS   float64 `json:"warmup_s"` // left out of the command shares, lead and prediction figures
+	Mode      string  `json:"mode"`      // the bots' behaviour: deathmatch or nevertouch
+	Opponents string  `json:"opponents"` // "predicted" (DOOM III) or "interpolated" (Quake 3)
+	WarmupS   float64 `json:"warmup_s"`  // left out of the command shares, lead and prediction figures
 	DurationS float64 `json:"duration_s"`
 	Frames    uint64  `json:"frames"`
 
