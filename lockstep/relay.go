@@ -7,8 +7,9 @@ package lockstep
 // peer's last command and the match goes on for the others: a slow peer
 // no longer sets everyone's pace, it only plays with stale input itself.
 //
-// Server packet (little-endian), to one peer (up to 4 a frame when it
-// lags behind):
+// Server packet (little-endian), to one peer; each frame one with the
+// latest decided frames, one with the oldest unacknowledged, and up to two
+// with frames decided in a burst (Relay.send):
 //
 //	'S' 1 | version 1 | ack 4 | first 4 | count 1 | peers 1 | count x peers x command 11
 //
@@ -78,6 +79,7 @@ type Relay struct {
 	contiguous [MaxPeers]game.Frame // peer's commands held (or decided without)
 	last       [MaxPeers]game.UserCmd
 	acked      [MaxPeers]game.Frame // decided frames the peer holds
+	sent       [MaxPeers]game.Frame // decided frames sent to the peer at least once
 	bundles    [Window][MaxPeers]game.UserCmd
 	decided    game.Frame
 	hashes     [Window]struct {
@@ -112,7 +114,7 @@ func NewRelay(cfg RelayConfig, send func(peer int, p []byte)) (*Relay, error) {
 	d := game.Frame(cfg.InputDelay)
 	r.decided = d
 	for c := range cfg.Peers {
-		r.contiguous[c], r.acked[c] = d, d
+		r.contiguous[c], r.acked[c], r.sent[c] = d, d, d
 	}
 	return r, nil
 }
@@ -161,31 +163,44 @@ func (r *Relay) Advance(now time.Duration) {
 	}
 }
 
-// send sends peer c the decided frames it has not acknowledged: one
-// packet holds maxBundleFrames of them (7 with 16 peers), so a backlog
-// goes out in up to maxBundlePackets packets.
+// send sends peer c, each frame: the latest decided frames (one packet
+// of maxBundleFrames, 7 with 16 peers, so every frame goes out in that
+// many consecutive packets, as peers send their commands), any frames
+// decided since the last send that this packet does not reach, and the
+// oldest frames the peer has not acknowledged (one packet). A peer far
+// away gets frames at the rate they are decided, and a loss rarely waits
+// for a round trip.
 func (r *Relay) send(c int) {
-	first := r.acked[c] + 1
-	for range maxBundlePackets {
-		n := max(0, min(int(r.decided-first+1), maxBundleFrames(r.cfg.Peers)))
-		b := append(r.out[:0], 'S', version)
-		b = binary.LittleEndian.AppendUint32(b, uint32(r.contiguous[c]))
-		b = binary.LittleEndian.AppendUint32(b, uint32(first))
-		b = append(b, byte(n), byte(r.cfg.Peers))
-		for f := first; f < first+game.Frame(n); f++ {
-			for p := range r.cfg.Peers {
-				b = appendCmd(b, r.bundles[int(f)%Window][p])
-			}
-		}
-		r.out = b
-		r.stats.PacketsOut++
-		r.stats.BytesOut += uint64(len(b))
-		r.sendFn(c, b)
-		first += game.Frame(n)
-		if first > r.decided {
-			return
+	latest := max(r.acked[c]+1, r.decided-game.Frame(maxBundleFrames(r.cfg.Peers))+1)
+	packets := 0
+	for f := max(r.sent[c], r.acked[c]) + 1; f < latest && packets < maxBundlePackets-2; packets++ {
+		f = r.sendFrom(c, f)
+	}
+	r.sendFrom(c, latest) // also carries our ack when there is nothing new
+	r.sent[c] = r.decided
+	if r.acked[c]+1 < latest {
+		r.sendFrom(c, r.acked[c]+1)
+	}
+}
+
+// sendFrom sends one packet of decided frames from first and returns the
+// frame after the last one it carried.
+func (r *Relay) sendFrom(c int, first game.Frame) game.Frame {
+	n := max(0, min(int(r.decided-first+1), maxBundleFrames(r.cfg.Peers)))
+	b := append(r.out[:0], 'S', version)
+	b = binary.LittleEndian.AppendUint32(b, uint32(r.contiguous[c]))
+	b = binary.LittleEndian.AppendUint32(b, uint32(first))
+	b = append(b, byte(n), byte(r.cfg.Peers))
+	for f := first; f < first+game.Frame(n); f++ {
+		for p := range r.cfg.Peers {
+			b = appendCmd(b, r.bundles[int(f)%Window][p])
 		}
 	}
+	r.out = b
+	r.stats.PacketsOut++
+	r.stats.BytesOut += uint64(len(b))
+	r.sendFn(c, b)
+	return first + game.Frame(n)
 }
 
 // maxBundlePackets bounds the packets a peer is sent per frame.

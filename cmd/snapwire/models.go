@@ -1,0 +1,60 @@
+package main
+
+// "snapwire models": the same arena match under lockstep, packet server,
+// Quake 3 and DOOM III models, side by side (package internal/models).
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/snapwire/snapwire/internal/models"
+)
+
+func init() {
+	register(command{
+		name:    "models",
+		summary: "the seeds' four network models on the same match: bytes, input latency, aim error, stalls",
+		run:     runModels,
+	})
+}
+
+func runModels(args []string, stdout io.Writer) error {
+	fs := newFlagSet("models")
+	quick := fs.Bool("quick", false, "2 and 8 players at 50 and 200 ms, 8 s matches (well under a minute)")
+	asJSON := fs.Bool("json", false, "print the rows as a JSON list")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return errUsage
+	}
+	o := models.Full()
+	if *quick {
+		o = models.Quick()
+	}
+	rows, err := models.Run(o)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "model\tplayers\trtt ms\tslow peer\tbytes up/s\tbytes down/s\tinput latency (frames)\taim error mean\taim error p99\tstall frames\tdesyncs\t")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%v\t%.0f\t%.0f\t%.1f\t%.2f\t%.2f\t%.0f\t%d\t\n", r.Model, r.Players, r.RTTMS, r.Slow,
+			r.BytesUpPerS, r.BytesDownPerS, r.InputLatencyFrames, r.AimErrorMean, r.AimErrorP99, r.StallFrames, r.Desyncs)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout)
+	for _, c := range models.Claims(rows) {
+		fmt.Fprintf(stdout, "- %s\n", c)
+	}
+	return nil
+}
