@@ -72,11 +72,23 @@ func TestNATRebind(t *testing.T) {
 
 // Acceptance: an unchanged entity is never written, and an entity that
 // leaves and re-enters the PVS costs no more than its changed fields.
+//
+// Guards against (tried): the server's encoder writing unchanged entities
+// (snapshot/encoder.go writeCached, the "unchanged: omitted" continue
+// removed) makes this test fail: the client rejects those snapshots and
+// the door is never seen unwritten. A typo in the settings makes it fail
+// at ChangeMap instead of running on the default map.
 func TestEntityCost(t *testing.T) {
 	// One mover (changes every frame), one door that never toggles.
+	const settings = "map=one,movers=1,doors=1,drones=0,period=0"
 	s := newSim(t, 51, netsim.LinkConfig{Latency: 20 * time.Millisecond}, server.Config{})
-	s.sg.Load("map=one,movers=1,doors=1,drones=0,period=0")
-	s.srv.ChangeMap("map=one,movers=1,doors=1,drones=0,period=0")
+	if err := s.srv.ChangeMap(settings); err != nil {
+		t.Fatal(err)
+	}
+	// The server loaded the map asked for: a door that never toggles.
+	if st := s.sg.Settings; st.Movers != 1 || st.Doors != 1 || st.Drones != 0 || st.DoorPeriod != 0 || s.sg.Loads != 2 {
+		t.Fatalf("server game settings %+v after %d loads, want %q", st, s.sg.Loads, settings)
+	}
 	sc := s.addClient(0, botConstant, client.Config{})
 	door := game.EntityNum(testgame.FirstDoor)
 	mover := game.EntityNum(testgame.FirstMover)
@@ -105,6 +117,9 @@ func TestEntityCost(t *testing.T) {
 		prevIn = in
 	}
 	s.run(40 * time.Second)
+	if sc.g.Settings != s.sg.Settings {
+		t.Fatalf("client game settings %+v, server %+v", sc.g.Settings, s.sg.Settings)
+	}
 	if doorSeen < 50 || doorWritten != 0 {
 		t.Errorf("door in %d snapshots, written in %d", doorSeen, doorWritten)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/netchan"
 	"github.com/snapwire/snapwire/proto"
+	"github.com/snapwire/snapwire/token"
 )
 
 type sent struct {
@@ -311,4 +312,131 @@ func TestOnConnectionless(t *testing.T) {
 	if out := r2.take(); len(out) != 0 {
 		t.Errorf("answered without a hook: %v", out)
 	}
+}
+
+// Acceptance: no handshake reply is larger than the request it answers, so
+// the server cannot amplify a spoofed sender's traffic (the padding rule of
+// proto.GetChallengeLen and proto.ConnectLen). Every handshake kind is sent
+// at every length from 1 byte to one past ConnectLen (truncated prefixes of
+// real requests, or the kind byte and zeros), and the handshakes that end
+// in a challenge, an accept, a repeated accept and each refusal are run on
+// an insecure and a secure server.
+//
+// Guards against (tried): proto.ParseGetChallenge accepting an unpadded
+// 11-byte getchallenge (len(p) < 11 instead of len(p) != GetChallengeLen)
+// makes this test fail (a 15-byte request, prefix included, gets a 29-byte
+// challenge); so does proto.ParseConnect accepting an unpadded connect
+// (len(p) < 10 instead of len(p) != ConnectLen: accepts larger than the
+// short requests).
+func TestNoReplyLargerThanRequest(t *testing.T) {
+	key := token.Key{1: 1}
+	srvAddr := netip.MustParseAddrPort("192.0.2.200:27960")
+	replies := map[proto.Kind]int{}
+	// send hands payload to s from `from` and checks every answer.
+	send := func(t *testing.T, s *Server, r *rec, now time.Duration, from netip.AddrPort, payload []byte) []byte {
+		t.Helper()
+		req := oob(payload)
+		s.HandlePacket(now, from, req)
+		var last []byte
+		for _, o := range r.take() {
+			if !netchan.IsConnectionless(o.pkt) {
+				continue // a connected client's channel traffic
+			}
+			k, _ := proto.ConnectionlessKind(o.pkt[4:])
+			replies[k]++
+			if len(o.pkt) > len(req) {
+				kin, _ := proto.ConnectionlessKind(payload)
+				t.Errorf("a %d-byte request of kind %d got a %d-byte reply of kind %d", len(req), kin, len(o.pkt), k)
+			}
+			last = o.pkt[4:]
+		}
+		return last
+	}
+	for _, secure := range []bool{false, true} {
+		t.Run(fmt.Sprintf("secure=%v", secure), func(t *testing.T) {
+			cfg := Config{MaxClients: 2, Password: "pw", PublicAddrs: []netip.AddrPort{srvAddr}}
+			if secure {
+				cfg.TokenKey, cfg.ProtocolID = &key, 7
+			}
+			s, r := newTest(t, cfg)
+			cookie := func(from netip.AddrPort) proto.Cookie {
+				ch, err := proto.ParseChallenge(send(t, s, r, 0, from, proto.GetChallenge{Nonce: 1}.Append(nil)))
+				if err != nil {
+					t.Fatalf("challenge: %v", err)
+				}
+				return ch.Cookie
+			}
+			// connect fills in a connect for from: cookie, password, a
+			// token on the secure server, and a name of nameLen bytes.
+			connect := func(from netip.AddrPort, m proto.Connect, nameLen int) proto.Connect {
+				m.Cookie, m.Password = cookie(from), "pw"
+				if secure {
+					tok, err := token.Issue(key, token.Params{ProtocolID: 7, Servers: []netip.AddrPort{srvAddr},
+						UserData: bytes.Repeat([]byte{'u'}, token.MaxUserData)}, time.Now())
+					if err != nil {
+						t.Fatal(err)
+					}
+					m.Token = tok.AppendPrivate(nil)
+				}
+				m.Name = string(bytes.Repeat([]byte{'n'}, nameLen))
+				return m
+			}
+			// Every length of every kind: prefixes of real requests (a
+			// connect with the shortest fields, whose accept would be
+			// larger than an unpadded request), or the kind byte and zeros.
+			probe := addr(60)
+			templates := map[proto.Kind][]byte{
+				proto.KindGetChallenge: proto.GetChallenge{Nonce: 2}.Append(nil),
+				proto.KindConnect:      connect(probe, goodConnect(3), 0).Append(nil),
+			}
+			for k := proto.Kind(0); k <= proto.MaxHandshakeKind; k++ {
+				tpl := templates[k]
+				if tpl == nil {
+					tpl = []byte{byte(k)}
+				}
+				for n := 1; n <= proto.ConnectLen+1; n++ {
+					p := make([]byte, n)
+					copy(p, tpl)
+					send(t, s, r, 0, probe, p)
+				}
+			}
+			if s.NumClients() != 1 {
+				t.Errorf("%d clients after the probes, want 1", s.NumClients())
+			}
+			from := addr(50)
+			// Whole handshakes: accept, repeated accept, each refusal.
+			good := connect(from, goodConnect(10), 255)
+			if _, err := proto.ParseAccept(send(t, s, r, 0, from, good.Append(nil))); err != nil {
+				t.Fatalf("accept: %v", err)
+			}
+			if _, err := proto.ParseAccept(send(t, s, r, 0, from, good.Append(nil))); err != nil {
+				t.Fatalf("repeated accept: %v", err)
+			}
+			bad := []func(*proto.Connect){
+				func(m *proto.Connect) { m.Version++ },
+				func(m *proto.Connect) { m.RegistryHash++ },
+				func(m *proto.Connect) { m.Password = "no" },
+				func(m *proto.Connect) { m.Cookie[0]++ },
+				func(m *proto.Connect) { m.Token = bytes.Repeat([]byte{1}, 200) },
+				func(m *proto.Connect) { m.Token = nil },
+			}
+			for i, mod := range bad {
+				m := connect(addr(70+i), goodConnect(uint64(20+i)), 255)
+				mod(&m)
+				send(t, s, r, 0, from, m.Append(nil))
+			}
+			// Full: the server has its two clients; a third is refused.
+			send(t, s, r, 0, addr(80), connect(addr(80), goodConnect(30), 255).Append(nil))
+			if s.NumClients() != 2 {
+				t.Errorf("%d clients, want 2", s.NumClients())
+			}
+		})
+	}
+	// The test shows something only if every kind of answer was checked.
+	for _, k := range []proto.Kind{proto.KindChallenge, proto.KindAccept, proto.KindRefuse} {
+		if replies[k] < 2 {
+			t.Errorf("%d replies of kind %d checked", replies[k], k)
+		}
+	}
+	t.Logf("replies checked by kind: %v", replies)
 }
