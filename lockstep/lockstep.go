@@ -392,25 +392,18 @@ func (p *Peer) HandlePacket(from int, pkt []byte) error {
 	if p.cfg.ViaServer {
 		return p.handleBundles(from, pkt)
 	}
-	if len(pkt) < headerBytes+hashBytes || pkt[0] != 'L' || pkt[1] != version || int(pkt[2]) != from ||
-		from == p.cfg.Me || from < 0 || from >= p.cfg.Peers {
+	pp, ok := parsePeerPacket(pkt, from, p.cfg.Peers)
+	if !ok || from == p.cfg.Me {
 		p.stats.Malformed++
 		return ErrMalformed
 	}
-	ack := game.Frame(binary.LittleEndian.Uint32(pkt[3:]))
-	first := game.Frame(binary.LittleEndian.Uint32(pkt[7:]))
-	n := int(pkt[11])
-	if n > MaxCmdsPerPacket || len(pkt) != headerBytes+n*cmdBytes+hashBytes || first < 1 || first > 1<<30 {
-		p.stats.Malformed++
-		return ErrMalformed
-	}
+	ack, first, n, cmds := pp.ack, pp.first, pp.n, pp.cmds
 	// Their ack of our commands only moves forward, and never past what we
 	// sampled.
 	if ack > p.acked[from] && ack <= p.sampled {
 		p.acked[from] = ack
 	}
 	// Their commands: keep those within our window, fill the contiguous run.
-	cmds := pkt[headerBytes:]
 	for i := range n {
 		f := first + game.Frame(i)
 		if f <= p.contiguous[from] || f < p.next || f >= p.next+Window {
@@ -423,9 +416,7 @@ func (p *Peer) HandlePacket(from int, pkt []byte) error {
 		p.contiguous[from]++
 	}
 	// Their latest hash against ours for the same frame.
-	h := pkt[headerBytes+n*cmdBytes:]
-	hf := game.Frame(binary.LittleEndian.Uint32(h))
-	hv := binary.LittleEndian.Uint64(h[4:])
+	hf, hv := pp.hashFrame, pp.hash
 	if hf > 0 && hf <= p.lastHash && hf+Window > p.lastHash {
 		if ours := p.hashes[int(hf)%Window]; ours.frame == hf {
 			p.stats.HashesChecked++
@@ -465,4 +456,33 @@ func (p *Peer) handleBundles(from int, pkt []byte) error {
 		p.bundled++
 	}
 	return nil
+}
+
+// peerPacket is a parsed peer packet.
+type peerPacket struct {
+	ack, first, hashFrame game.Frame
+	n                     int
+	cmds                  []byte // n commands of cmdBytes
+	hash                  uint64
+}
+
+// parsePeerPacket checks and reads a peer packet that came from peer from
+// of peers; every length and count is checked against the packet.
+func parsePeerPacket(pkt []byte, from, peers int) (peerPacket, bool) {
+	if len(pkt) < headerBytes+hashBytes || pkt[0] != 'L' || pkt[1] != version || int(pkt[2]) != from ||
+		from < 0 || from >= peers {
+		return peerPacket{}, false
+	}
+	pp := peerPacket{
+		ack:   game.Frame(binary.LittleEndian.Uint32(pkt[3:])),
+		first: game.Frame(binary.LittleEndian.Uint32(pkt[7:])),
+		n:     int(pkt[11]),
+	}
+	if pp.n > MaxCmdsPerPacket || len(pkt) != headerBytes+pp.n*cmdBytes+hashBytes || pp.first < 1 || pp.first > 1<<30 {
+		return peerPacket{}, false
+	}
+	pp.cmds = pkt[headerBytes : headerBytes+pp.n*cmdBytes]
+	h := pkt[headerBytes+pp.n*cmdBytes:]
+	pp.hashFrame, pp.hash = game.Frame(binary.LittleEndian.Uint32(h)), binary.LittleEndian.Uint64(h[4:])
+	return pp, true
 }

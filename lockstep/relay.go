@@ -210,22 +210,15 @@ const maxBundlePackets = 4
 func (r *Relay) HandlePacket(from int, pkt []byte) error {
 	r.stats.PacketsIn++
 	r.stats.BytesIn += uint64(len(pkt))
-	if len(pkt) < headerBytes+hashBytes || pkt[0] != 'L' || pkt[1] != version || int(pkt[2]) != from ||
-		from < 0 || from >= r.cfg.Peers {
+	pp, ok := parsePeerPacket(pkt, from, r.cfg.Peers)
+	if !ok {
 		r.stats.Malformed++
 		return ErrMalformed
 	}
-	ack := game.Frame(binary.LittleEndian.Uint32(pkt[3:]))
-	first := game.Frame(binary.LittleEndian.Uint32(pkt[7:]))
-	n := int(pkt[11])
-	if n > MaxCmdsPerPacket || len(pkt) != headerBytes+n*cmdBytes+hashBytes || first < 1 || first > 1<<30 {
-		r.stats.Malformed++
-		return ErrMalformed
-	}
+	ack, first, n, cmds := pp.ack, pp.first, pp.n, pp.cmds
 	if ack > r.acked[from] && ack <= r.decided {
 		r.acked[from] = ack
 	}
-	cmds := pkt[headerBytes:]
 	for i := range n {
 		f := first + game.Frame(i)
 		if f <= r.decided {
@@ -249,9 +242,7 @@ func (r *Relay) HandlePacket(from int, pkt []byte) error {
 		r.contiguous[from]++
 	}
 	// Hashes: the first report of a frame is kept; another peer's must equal it.
-	h := pkt[headerBytes+n*cmdBytes:]
-	hf := game.Frame(binary.LittleEndian.Uint32(h))
-	hv := binary.LittleEndian.Uint64(h[4:])
+	hf, hv := pp.hashFrame, pp.hash
 	if hf > 0 && hf <= r.decided && hf+Window > r.decided && r.err == nil {
 		e := &r.hashes[int(hf)%Window]
 		switch {

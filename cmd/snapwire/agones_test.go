@@ -40,12 +40,7 @@ func TestServeAgones(t *testing.T) {
 		t.Fatalf("flags: %v, agones %v (%s set)", err, o.agones, agones.EnvPort)
 	}
 	go func() { srvDone <- serve(ctx, o, &srvOut) }()
-	var addr string
-	for deadline := time.Now().Add(5 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if m := listenRE.FindStringSubmatch(srvOut.String()); m != nil {
-			addr = m[1]
-		}
-	}
+	addr := waitMatch(&srvOut, listenRE, 5*time.Second)
 	if addr == "" {
 		t.Fatalf("server did not start:\n%s", srvOut.String())
 	}

@@ -70,15 +70,8 @@ func TestServeMetrics(t *testing.T) {
 			metrics: "127.0.0.1:0", pprof: true}, &srvOut)
 	}()
 	defer func() { stopSrv(); <-srvDone }()
-	var addr, maddr string
-	for deadline := time.Now().Add(5 * time.Second); (addr == "" || maddr == "") && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if m := listenRE.FindStringSubmatch(srvOut.String()); m != nil {
-			addr = m[1]
-		}
-		if m := metricsRE.FindStringSubmatch(srvOut.String()); m != nil {
-			maddr = m[1]
-		}
-	}
+	addr := waitMatch(&srvOut, listenRE, 5*time.Second)
+	maddr := waitMatch(&srvOut, metricsRE, time.Second)
 	if addr == "" || maddr == "" {
 		t.Fatalf("server did not start:\n%s", srvOut.String())
 	}

@@ -50,6 +50,17 @@ func (s *syncBuffer) String() string {
 
 var listenRE = regexp.MustCompile(`msg=listening addr=(127\.0\.0\.1:\d+)`)
 
+// waitMatch polls out until re matches (at most limit) and returns the
+// first submatch, or "".
+func waitMatch(out *syncBuffer, re *regexp.Regexp, limit time.Duration) string {
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
 func TestServeFlags(t *testing.T) {
 	o, err := parseServeFlags(strings.Fields("--listen 127.0.0.1:0 --tick 30 --snaps 10 --max-clients 4 --status 0s --insecure"))
 	if err != nil || o.tick != 30 || o.snaps != 10 || o.maxClients != 4 || o.status != 0 || !o.insecure {
@@ -105,12 +116,7 @@ func TestServeAndBotsInProcess(t *testing.T) {
 	go func() {
 		srvDone <- serve(srvCtx, serveOptions{listen: "127.0.0.1:0", tick: 60, snaps: 20, maxClients: 4, status: 500 * time.Millisecond, keyFile: keyFile}, &srvOut)
 	}()
-	var addr string
-	for deadline := time.Now().Add(5 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if m := listenRE.FindStringSubmatch(srvOut.String()); m != nil {
-			addr = m[1]
-		}
-	}
+	addr := waitMatch(&srvOut, listenRE, 5*time.Second)
 	if addr == "" {
 		stopSrv()
 		t.Fatalf("server did not start: %v\n%s", <-srvDone, srvOut.String())
