@@ -39,7 +39,7 @@ func index(calls []string, prefix string) int {
 	return slices.IndexFunc(calls, func(c string) bool { return strings.HasPrefix(c, prefix) })
 }
 
-// Acceptance (issue 11, Agones): the fake sidecar records Ready → Health
+// Acceptance (Agones): the fake sidecar records Ready → Health
 // → (Allocated, with its labels handed over) → player connects and
 // disconnects → Shutdown for a match that runs to its end.
 //

@@ -9,7 +9,7 @@ import (
 
 // Layout is the field table of one state type: the width in bits of every field its
 // WriteSnapshot writes, in order. It is what a Quake 3 netField_t table would say about the
-// type (Quake 3 protocol, seed 002: "entityStateFields": name, offset, bits), derived from the
+// type (Quake 3 protocol description, Fedoryński: "entityStateFields": name, offset, bits), derived from the
 // type's own code so the Quake 3 scheme sees exactly the quantised values ours sends.
 type Layout struct {
 	Widths []uint8 // per field, 1..32

@@ -10,7 +10,7 @@ import (
 	"github.com/snapwire/snapwire/snapshot"
 )
 
-// The Quake 3 snapshot scheme (Quake 3 protocol, seed 002, svc_snapshot; snapshot model, seed
+// The Quake 3 snapshot scheme (Quake 3 protocol description, Fedoryński, svc_snapshot; snapshot model, seed
 // 003), on the same quantised values as ours:
 //
 //   - every entity is a fixed struct (Union: entityState_t), compared field by field through a

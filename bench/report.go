@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// Target figures of issue 4.
+// The benchmark targets.
 const (
 	TargetChurnRatio = 0.60 // scenario (d): DOOM III bytes / Quake 3 bytes
 	TargetRatio      = 1.00 // every scenario
@@ -43,7 +43,7 @@ type Target struct {
 	Met    bool
 }
 
-// Targets evaluates issue 4's targets on the run, on snapwire's pipeline (EncDoom3Huff: the
+// Targets evaluates the benchmark targets on the run, on snapwire's pipeline (EncDoom3Huff: the
 // DOOM III scheme with our static Huffman stage next to zrle); each figure also gives the
 // paper's pipeline (EncDoom3: zrle only) for comparison.
 func (r *Result) Targets() []Target {

@@ -29,7 +29,7 @@ type Scenario struct {
 	DoorPeriod int
 }
 
-// Scenarios returns the five scenarios of issue 4.
+// Scenarios returns the five benchmark scenarios.
 func Scenarios() []Scenario {
 	return []Scenario{
 		{Name: "duel", Title: "(a) duel: 2 players, 100 entities",

@@ -7,7 +7,7 @@ import (
 )
 
 // Errors are sticky: the first one a Writer, Reader, DeltaWriter or DeltaReader meets is kept,
-// every later write is dropped and every later read returns the zero value (STYLE.md "Wire
+// every later write is dropped and every later read returns the zero value ("Wire
 // code": Go's compress/flate huffman_bit_writer "errors are sticky", ioq3 msg.c overflowed).
 var (
 	// ErrOverflow: a write past the end of the buffer. The write that overflowed is dropped

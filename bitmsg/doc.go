@@ -1,7 +1,7 @@
 // Package bitmsg is snapwire's bit message layer: bit packing, quantisation and delta
 // compression of entity state (DOOM III paper §4.1, §4.2, §5).
 //
-// It sits between the game code and the message channel (see DESIGN.md "Layers"). Game code
+// It sits between the game code and the message channel (see docs/ARCHITECTURE.md "Layers"). Game code
 // writes and reads its entities' state in WriteSnapshot / ReadSnapshot through a DeltaWriter /
 // DeltaReader; package snapshot seeds them with each entity's state in the client's common
 // base and keeps the new states they produce until the snapshot is acknowledged; netchan then

@@ -469,7 +469,7 @@ func New(cfg Config, g game.Game, input InputSource, send Sender) (*Client, erro
 }
 
 // Connect starts the handshake with the server at addr (DOOM III §3;
-// docs/PROTOCOL-session.md): getchallenge, challenge, connect, accept.
+// docs/PROTOCOL.md ("Session protocol")): getchallenge, challenge, connect, accept.
 func (c *Client) Connect(now time.Duration, addr netip.AddrPort) {
 	c.server = addr
 	var nonce [8]byte

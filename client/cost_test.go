@@ -128,7 +128,7 @@ func nextCodeBits(k int) int {
 	return 1 + 2*(bits.Len(uint(k+1))-1) + 1
 }
 
-// Acceptance (issue 3): an unchanged entity is never written; an entity
+// Acceptance: an unchanged entity is never written; an entity
 // that leaves and re-enters the PVS costs exactly its changed fields, and
 // nothing when none changed. The real server and client run over netsim;
 // the test counts the bits of the door's record in every snapshot the

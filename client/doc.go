@@ -1,11 +1,11 @@
 // Package client is the predicting end of snapwire's DOOM III network
-// architecture (seed 000, §2, §3; seed 004 on rewind and replay): an
+// architecture (DOOM III network architecture, van Waveren 2006, §2, §3; Fiedler, "What Every Programmer Needs To Know About Game Networking", on rewind and replay): an
 // I/O-free core that connects to a server, samples the local player's
 // commands, predicts every entity in its PVS with the game code, and
 // re-predicts from each snapshot; plus a UDP Runner that drives it in real
 // time.
 //
-// Layers (DESIGN.md): the core drives the same game.Game as the server,
+// Layers (docs/ARCHITECTURE.md): the core drives the same game.Game as the server,
 // decodes snapshots with a snapshot.Decoder (its common base), frames the
 // session messages of package proto and carries them on a netchan.Channel.
 // It takes now from the caller and sends through a Sender.
@@ -34,7 +34,7 @@
 // the jitter. Settling takes LeadWindow plus the change divided by MaxSlew:
 // under 2 s for latency changes up to 200 ms.
 //
-// # Prediction (§2, fig. 5; seed 004)
+// # Prediction (§2, fig. 5; Fiedler 2010)
 //
 // Every client frame runs Game.RunFrame with Tick.Predicting set, the
 // local command, and the other players' latest commands from the last

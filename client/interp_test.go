@@ -230,7 +230,7 @@ func (nopObserver) afterFrames(*simClient)  {}
 func (nopObserver) beforePacket(*simClient) {}
 func (nopObserver) afterPacket(*simClient)  {}
 
-// Issue 3: entities of a game.Interpolate type (testgame drones) are shown
+// entities of a game.Interpolate type (testgame drones) are shown
 // between the last two snapshots that carried them, Quake 3 style, never
 // beyond the newer; they take no part in the prediction error statistics;
 // a predicted type (movers) is not interpolated.
@@ -455,7 +455,7 @@ func (sm *smoothCheck) afterPacket(sc *simClient) {
 	sm.count(c)
 }
 
-// Issue 3: render smoothing. When a snapshot corrects a prediction (other
+// render smoothing. When a snapshot corrects a prediction (other
 // players change their commands, which no client can foresee; lost and
 // late packets make the server duplicate commands), VisualOffset becomes
 // the accumulated jump and decays by SmoothDecay per frame to 0.

@@ -3,11 +3,11 @@
 // implements so that the server and the client drive the same code, the
 // entity type registry, events, and the user command codec.
 //
-// It is the top layer of snapwire (DESIGN.md, "Layers"): game code sits on
+// It is the top layer of snapwire (docs/ARCHITECTURE.md, "Layers"): game code sits on
 // it; package snapshot writes the entities and states it describes; the
 // server and client cores drive a Game.
 //
-// How it maps to the DOOM III paper (seed 000):
+// How it maps to the DOOM III paper (DOOM III network architecture, van Waveren 2006):
 //
 //   - §2: one game module runs on both ends. Game.RunFrame advances the game
 //     one fixed frame (60 Hz) from each player's UserCmd (Tick.Cmds); the

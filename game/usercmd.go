@@ -16,7 +16,7 @@ const MaxUserCmds = 64
 const maxLeadMS = 32767
 
 // userCmdField is one entry of the user command field table; the table order
-// is the wire order (like ioq3 msg.c's field tables, STYLE.md). The values
+// is the wire order (like ioq3 msg.c's field tables). The values
 // are reached through UserCmd.field / setField (a switch on the index, so
 // that no pointer escapes through a func value and nothing allocates).
 type userCmdField struct {

@@ -278,7 +278,7 @@ func (m *match) sameHashes(t *testing.T) int {
 	return checked
 }
 
-// Acceptance (issue 10): lockstep and packet-server matches of 2 and 16
+// Acceptance: lockstep and packet-server matches of 2 and 16
 // bots over netsim with 5% loss stay in lockstep for 60 s of game: state
 // hashed every frame, compared during the match (peers with each other,
 // or the server across peers) and, at the end, the last 256 frames equal
@@ -319,7 +319,7 @@ func TestLockstepSixtySecondsEveryFrameHashed(t *testing.T) {
 	}
 }
 
-// Acceptance (issue 10): with a packet server, one slow peer no longer
+// Acceptance: with a packet server, one slow peer no longer
 // sets everyone's pace: the server duplicates its last command when its
 // commands miss their deadline, and the others run on time.
 func TestPacketServerSlowPeer(t *testing.T) {

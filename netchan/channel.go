@@ -18,7 +18,7 @@ type Sequence uint32
 // ConnID identifies a connection independently of the peer's address. The
 // server picks a random one per connection and both ends carry it in every
 // packet, so a NAT that changes the client's port does not break the
-// connection (DOOM III §3; Quake 3's qport, seed 002).
+// connection (DOOM III §3; Quake 3's qport, Quake 3 protocol description).
 type ConnID uint16
 
 // MessageType is the type of an unreliable message, carried in every

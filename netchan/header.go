@@ -124,7 +124,7 @@ var (
 )
 
 // connectionlessMarker starts every out-of-band packet, as in Quake 3
-// (seed 002: "\xff\xff\xff\xff" then a text command).
+// (Quake 3 protocol description: "\xff\xff\xff\xff" then a text command).
 var connectionlessMarker = [4]byte{0xFF, 0xFF, 0xFF, 0xFF}
 
 // IsConnectionless reports whether packet is an out-of-band packet (first
@@ -142,7 +142,7 @@ func AppendConnectionless(dst []byte, payload []byte) []byte {
 // PeekConnID returns the connection id of a channel packet without
 // validating the rest, so a server can find the channel by id instead of by
 // source address: "some routers may periodically change the IP port"
-// (DOOM III §3; Quake 3's qport, seed 002).
+// (DOOM III §3; Quake 3's qport, Quake 3 protocol description).
 func PeekConnID(packet []byte) (ConnID, bool) {
 	if len(packet) < headerLen || IsConnectionless(packet) || packet[0]&flagsReserved != 0 {
 		return 0, false

@@ -10,7 +10,7 @@ import (
 // over bytes whose code lengths (huffman_table.go) were built from the byte
 // frequencies measured on snapwire's own channel bodies (bench.TestHuffmanTable,
 // `go test ./bench -run TestHuffmanTable -update` regenerates the table).
-// Quake 3 does the same with a tree trained on its traffic (seed 002,
+// Quake 3 does the same with a tree trained on its traffic (Quake 3 protocol description,
 // "Huffman"). The channel uses it instead of zrle when Config.Huffman is set
 // and it gives the smaller stream (flag H).
 //

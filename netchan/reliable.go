@@ -112,7 +112,7 @@ func (q *reliableQueue) appendSection(b []byte) []byte {
 }
 
 // reassembly collects the fragments of one message (Quake 3 fragments,
-// seed 002, with index and count instead of offset and length). Only the
+// Quake 3 protocol description, with index and count instead of offset and length). Only the
 // newest message is reassembled: a fragment of a newer message discards an
 // incomplete older one, so a lost fragment loses that message only.
 type reassembly struct {

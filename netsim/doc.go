@@ -1,8 +1,8 @@
 // Package netsim simulates the network under snapwire: the bottom layer of
-// the DOOM III architecture (DESIGN.md, "transport: UDP socket | netsim").
+// the DOOM III architecture (docs/ARCHITECTURE.md, "transport: UDP socket | netsim").
 //
 // DOOM III's network layer is built on UDP, which may lose, duplicate and
-// reorder packets (DOOM III §3; Quake 3 protocol, seed 002: "the individual
+// reorder packets (DOOM III §3; Quake 3 protocol description, Fedoryński: "the individual
 // datagrams may arrive out of order, duplicated, or not arrive at all").
 // The message channel (netchan), the server and the client are tested
 // against exactly those faults, in two ways:
@@ -23,7 +23,7 @@
 //
 //   - Proxy applies the same LinkConfig model in real time to real
 //     programs: a UDP proxy between clients and a server (the companion
-//     proxy of the Quake 3 protocol text, seed 002, does the same to
+//     proxy of the Quake 3 protocol description (Fedoryński), does the same to
 //     experiment with latency and loss). It backs the "snapwire proxy"
 //     command.
 //

@@ -8,7 +8,7 @@
 //
 // It is the glue layer between package snapshot / game (which encode the
 // snapshot and the user commands) and package netchan (which carries
-// messages). docs/PROTOCOL-session.md specifies every byte; this package
+// messages). docs/PROTOCOL.md ("Session protocol") specifies every byte; this package
 // follows it. Every parser treats its input as hostile: bounded lengths,
 // no panics, errors wrapping ErrMalformed.
 package proto

@@ -15,7 +15,7 @@
 //	capture   a classic pcap reader and a passive decoder that follows
 //	          handshakes, keys and both directions of every connection
 //
-// The source of every rule is the Quake 3 protocol description (seed 002)
+// The source of every rule is the Quake 3 protocol description (Fedoryński)
 // and ioq3's code/qcommon/{msg,huffman,net_chan}.c,
 // code/server/sv_net_chan.c and code/client/cl_{net_chan,parse,input}.c;
 // comments name the engine function each piece mirrors.

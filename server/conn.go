@@ -298,7 +298,7 @@ func (h *chanHandler) Unreliable(typ netchan.MessageType, msg []byte) {
 func (c *client) handle(now time.Duration, from netip.AddrPort, pkt []byte) {
 	if !c.stats.Secure && from.Addr() != c.addr.Addr() {
 		// Insecure session: nothing proves the sender, so only the port
-		// may change (Quake 3 does the same, seed 002: the qport).
+		// may change (Quake 3 does the same, Quake 3 protocol description: the qport).
 		c.s.stats.WrongSource++
 		return
 	}

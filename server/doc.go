@@ -1,9 +1,9 @@
 // Package server is the authoritative end of snapwire's DOOM III network
-// architecture (seed 000, §2-§5, §8): an I/O-free core that runs the game
+// architecture (DOOM III network architecture, van Waveren 2006, §2-§5, §8): an I/O-free core that runs the game
 // at a fixed frame rate and sends each client its snapshots, plus a UDP
 // Runner that drives the core in real time.
 //
-// Layers (DESIGN.md): the core drives a game.Game, builds snapshots with
+// Layers (docs/ARCHITECTURE.md): the core drives a game.Game, builds snapshots with
 // package snapshot (one Encoder, hence one common base, per client), frames
 // the session messages of package proto, and carries them on one
 // netchan.Channel per client. It never reads a clock or a socket: the

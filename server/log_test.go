@@ -30,7 +30,7 @@ func logLines(t *testing.T, b *bytes.Buffer) []map[string]any {
 	return out
 }
 
-// Acceptance (issue 11, logs): one structured event per connect, refuse,
+// Acceptance (logs): one structured event per connect, refuse,
 // disconnect, timeout, map change and rate-limit refusal, with the
 // client's number, address and reason; a flood of refusals is logged at
 // most logBurst lines a second; no Logger, no output.

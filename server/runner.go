@@ -12,7 +12,7 @@ import (
 
 // Runner serves a Server on a UDP socket in real time. One goroutine (the
 // one calling Run) owns the core: it runs frames on a timer and handles
-// the packets a reader goroutine passes it through a channel (STYLE.md:
+// the packets a reader goroutine passes it through a channel (docs/ARCHITECTURE.md:
 // "one goroutine owns a match"). Wall-clock time exists only here: the
 // core's now is the time since Run started. The loop is internal/udprun's.
 type Runner struct {

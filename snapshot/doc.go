@@ -1,5 +1,5 @@
 // Package snapshot implements the snapshot layer of the DOOM III network
-// architecture (seed 000, §3.2, §4.2, §8): the PVS bit string, the
+// architecture (DOOM III network architecture, van Waveren 2006, §3.2, §4.2, §8): the PVS bit string, the
 // per-client common base, and the snapshot codec that delta-compresses
 // entity states against that base.
 //

@@ -1,6 +1,6 @@
 //go:build play
 
-// Command snapwire-play is the window of "snapwire play" (issue 9): the
+// Command snapwire-play is the window of "snapwire play": the
 // reference game played by a person in an Ebitengine window, with a net
 // graph and live network knobs. It takes the flags of "snapwire play",
 // which runs it; see README.md. It is built only with the build tag

@@ -14,7 +14,7 @@ import (
 	"github.com/snapwire/snapwire/agones/agonestest"
 )
 
-// Acceptance (issue 11, Agones): "serve --agones" against a fake sidecar
+// Acceptance (Agones): "serve --agones" against a fake sidecar
 // for a match that runs to its end (--match-duration): Ready, Health,
 // both bots' connects and disconnects, Shutdown; the sidecar fails for
 // 10 s of the match and the bots lose no snapshot over it (each receives

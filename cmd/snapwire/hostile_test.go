@@ -329,7 +329,7 @@ func buildSnapwire(t *testing.T) string {
 	return bin
 }
 
-// Acceptance (issue 8): a hostile server cannot make a client use more
+// Acceptance: a hostile server cannot make a client use more
 // than one core-second per second or grow its memory past a stated bound;
 // the client gives up with a clear error.
 func TestHostileServerProcess(t *testing.T) {

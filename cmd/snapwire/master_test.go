@@ -40,7 +40,7 @@ func masterList(t *testing.T, m netip.AddrPort, p string) []netip.AddrPort {
 	return out
 }
 
-// Acceptance (issue 11, master): eight "snapwire serve" processes with
+// Acceptance (master): eight "snapwire serve" processes with
 // --master and one real openarena-server (dedicated 2, sv_master1 our
 // master) all appear in "quakestat -q3m" through "snapwire master" and in
 // "snapwire servers"; spoofed heartbeats and infoResponses list nothing.

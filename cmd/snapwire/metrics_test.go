@@ -47,7 +47,7 @@ func httpGet(t *testing.T, url string) string {
 	return string(b)
 }
 
-// Acceptance (issue 11, metrics): "serve --metrics" with 16 bots playing:
+// Acceptance (metrics): "serve --metrics" with 16 bots playing:
 // the exposition passes promtool check metrics (Debian prometheus; the
 // test skips that part without it unless SNAPWIRE_REQUIRE_PROMTOOL=1), and
 // every metric of the match moves between two scrapes. The values are

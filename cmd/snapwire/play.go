@@ -1,7 +1,7 @@
 package main
 
 // "snapwire play": the reference game in a window for a person to play,
-// with a net graph and live knobs (issue 9); everything but the window is
+// with a net graph and live knobs; everything but the window is
 // internal/play's. The window needs Ebitengine, hence cgo and the X11/GL
 // headers on Linux, and a program that links Ebitengine stops at start-up
 // without a display; so this binary never links it. It runs the window

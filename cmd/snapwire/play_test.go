@@ -213,7 +213,7 @@ func TestServeAndBotsProcesses(t *testing.T) {
 		err error
 	}
 	// While the bots play, the real quakestat asks the server for its
-	// status the Quake 3 way (issue 5: getinfo/getstatus answered by serve).
+	// status the Quake 3 way (getinfo/getstatus answered by serve).
 	qstat := make(chan []string, 1)
 	go func() { qstat <- quakestatWhilePlaying(ctx, addr, "2/4") }()
 

@@ -16,7 +16,7 @@ import (
 	"github.com/snapwire/snapwire/internal/play"
 )
 
-// Issue 9, item 5: a real window under Xvfb (Mesa's software renderer),
+// a real window under Xvfb (Mesa's software renderer),
 // 20 s of scripted play (--autoplay: an arena bot drives the player)
 // through "snapwire play", which runs the window program snapwire-play; a
 // JSON summary with the invariant checks, and a screenshot whose pixels
@@ -100,7 +100,7 @@ func runPlayXvfb(tb testing.TB, xvfb, bin string, args ...string) play.Summary {
 	return sum
 }
 
-// The frame time of play at 8 players (issue 9: p99 under 4 ms of CPU):
+// The frame time of play at 8 players (target: p99 under 4 ms of CPU):
 // the real window under Xvfb plays 20 s in process (a server, 7 bots and
 // the player's client, all in the window's process) and measures each
 // frame's CPU time: stepping the game and the prediction, building the

@@ -20,7 +20,7 @@ import (
 // The proxy command puts a simulated bad network between real programs:
 // clients send to --listen, the proxy forwards to --to, applying latency,
 // jitter, loss, duplication and reordering in each direction (netsim.Proxy).
-// Like the companion proxy of the Quake 3 protocol text (seed 002), it is
+// Like the companion proxy of the Quake 3 protocol description (Fedoryński), it is
 // for experimenting with latency and packet loss.
 
 func init() {

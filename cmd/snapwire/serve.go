@@ -194,7 +194,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 		}
 		cfg.PublicAddrs = append(cfg.PublicAddrs, ap)
 	}
-	// Quake 3 server queries ("getinfo", "getstatus": seed 002), so that
+	// Quake 3 server queries ("getinfo", "getstatus": Quake 3 protocol description), so that
 	// quakestat -q3s and server browsers list this server. The core hands
 	// us every connectionless packet that is not a snapwire handshake; the
 	// hook and qs.refresh both run on the Runner's goroutine.

@@ -8,7 +8,7 @@ import (
 
 // Deterministic arithmetic helpers. The simulation uses only IEEE 754 basic operations (+, -, *,
 // /, sqrt), each rounded to float32 by an explicit conversion where a product feeds a sum: the Go
-// spec lets a compiler fuse x*y+z into one FMA, and an explicit conversion forbids that (DESIGN.md
+// spec lets a compiler fuse x*y+z into one FMA, and an explicit conversion forbids that (docs/ARCHITECTURE.md
 // "Time and determinism"). Trigonometry comes from a table built with the same basic operations,
 // never from math.Sin, whose implementation differs between architectures.
 

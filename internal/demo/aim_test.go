@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Acceptance (issue 10, aim error): the same matches (same seed, map and
+// Acceptance (aim error): the same matches (same seed, map and
 // bot decisions' seed) with opponents predicted (DOOM III §2) and
 // interpolated (Quake 3), at 50, 100 and 200 ms round trips. The
 // prediction error of others is the distance between where a client shows

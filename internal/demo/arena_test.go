@@ -1,6 +1,6 @@
 package demo
 
-// Issue 3's acceptance lines shown with the reference game (examples/arena)
+// The acceptance lines shown with the reference game (examples/arena)
 // and its bots, driven by the demo harness in virtual time: the same
 // scenarios package client shows with internal/testgame.
 

@@ -2,7 +2,7 @@
 // server and N predicting bot clients of the reference game
 // (examples/arena) over a simulated network (package netsim), all in one
 // goroutine and in virtual time, so twenty seconds of a match run in a
-// couple of seconds of CPU. It sits on top of every layer of DESIGN.md:
+// couple of seconds of CPU. It sits on top of every layer of docs/ARCHITECTURE.md:
 // server and client cores, snapshots, the message channel, netsim.
 //
 // Besides driving the match it measures it, the way DOOM III §6 reports
@@ -30,7 +30,7 @@
 // exact-prediction runs); Options.Warmup leaves the first seconds, while
 // the clients' clocks settle, out of the command shares, the lead and the
 // prediction figures (never out of the invariant checks). arena_test.go
-// shows issue 3's acceptance lines with the arena through this harness.
+// shows the acceptance lines with the arena through this harness.
 //
 // Run returns a Result (the JSON of "snapshot demo --json", documented in
 // README.md) with a per-second series; WriteHTML renders it as a

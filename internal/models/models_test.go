@@ -2,7 +2,7 @@ package models
 
 import "testing"
 
-// Acceptance (issue 10, the quick matrix CI runs): every match stays
+// Acceptance (the quick matrix CI runs): every match stays
 // consistent (no desync, no base or state mismatch), and each claim of
 // the paper the rows can speak to is borne out.
 //

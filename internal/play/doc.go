@@ -1,5 +1,5 @@
 // Package play is "snapwire play": a person plays the reference game
-// (examples/arena) in a window, with the network made visible (issue 9).
+// (examples/arena) in a window, with the network made visible.
 //
 // The package splits along the build tag "play". Everything but the
 // window is untagged and runs headless in go test: Session (the match,

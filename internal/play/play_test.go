@@ -42,7 +42,7 @@ func count(sc *Scene, c color.RGBA) int {
 	return n
 }
 
-// Issue 9, item 5: the game logic of play, headless. 20 s of autoplay in
+// the game logic of play, headless. 20 s of autoplay in
 // process at a 60 Hz display: at least 300 snapshots, no base or state
 // mismatch, and every frame's scene holds the map, the player and the net
 // graph.

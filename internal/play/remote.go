@@ -11,7 +11,7 @@ import (
 
 // remote carries the player's client over UDP to a "snapwire serve". A
 // reader goroutine passes datagrams through a channel from a fixed pool of
-// buffers; the client core runs on the session's goroutine (STYLE.md: one
+// buffers; the client core runs on the session's goroutine (docs/ARCHITECTURE.md: one
 // goroutine owns the game), which drains the channel at each step without
 // waiting.
 type remote struct {

@@ -8,7 +8,7 @@
 // player along X, so movers leave and re-enter its PVS.
 //
 // Floating point: every product that feeds a sum is converted explicitly
-// to float32 so that no compiler fuses it (DESIGN.md, "Time and
+// to float32 so that no compiler fuses it (docs/ARCHITECTURE.md, "Time and
 // determinism").
 package testgame
 

@@ -2,10 +2,10 @@
 // client.Runner: the one place where snapwire's I/O-free cores meet a
 // socket and the wall clock.
 //
-// Layers (DESIGN.md): the protocol cores (package server, package client)
+// Layers (docs/ARCHITECTURE.md): the protocol cores (package server, package client)
 // never read a clock or a socket; they take now (time since start) and a
 // Sender. A Loop owns one *net.UDPConn and one core and drives it in real
-// time following STYLE.md's "one goroutine owns a match": the goroutine
+// time following docs/ARCHITECTURE.md's "one goroutine owns a match": the goroutine
 // that calls Run is the only one that touches the core. It handles the
 // packets a reader goroutine passes it, runs the functions given to Do, and
 // calls the core's Advance on a timer set from the time Advance returns.

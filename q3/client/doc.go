@@ -5,7 +5,7 @@
 // real server, follows the gamestate and the snapshots, acknowledges
 // server commands, sends reliable client commands until the server
 // acknowledges them and user commands at a fixed packet rate with
-// cl_packetdup redundancy (Quake 3 protocol, seed 002: "Initial handshake",
+// cl_packetdup redundancy (Quake 3 protocol description, Fedoryński: "Initial handshake",
 // "Client-to-server packet", "XOR keys").
 //
 // Client is the I/O-free core. HandlePacket(now, pkt) takes every UDP

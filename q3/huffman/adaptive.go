@@ -1,6 +1,6 @@
 package huffman
 
-// The adaptive coder (Quake 3 protocol, seed 002: "Huffman compression"):
+// The adaptive coder (Quake 3 protocol description, Fedoryński: "Huffman compression"):
 // the FGK-style algorithm from Sayood's book as ioq3 code/qcommon/huffman.c
 // implements it. Ranks are implicit in a doubly linked list of nodes ordered
 // by weight; each block of equal weight has a shared "head" slot that points

@@ -1,5 +1,5 @@
 // Package huffman implements the two Huffman coders of the Quake 3
-// protocol (seed 002: "Huffman compression"; ioq3 code/qcommon/huffman.c),
+// protocol (Quake 3 protocol description: "Huffman compression"; ioq3 code/qcommon/huffman.c),
 // bit-exact with the engine.
 //
 // The fixed code (FixedCode) codes every byte of every netchan message. It

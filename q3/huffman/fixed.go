@@ -51,7 +51,7 @@ type decEntry struct {
 }
 
 // Fixed is the protocol's static Huffman code, used for every netchan
-// message (Quake 3 protocol, seed 002: Huffman). Build it with FixedCode.
+// message (Quake 3 protocol description, Fedoryński: Huffman). Build it with FixedCode.
 type Fixed struct {
 	enc    [symbolNYT + 1]codeEntry
 	dec    [1 << lookupBits]decEntry

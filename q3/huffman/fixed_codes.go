@@ -9,7 +9,7 @@
 package huffman
 
 // fixedCodes is the code of every symbol of the fixed tree (Quake 3
-// protocol, seed 002: Huffman): bits, sent bit 0 first, and length.
+// protocol description, Fedoryński: Huffman): bits, sent bit 0 first, and length.
 var fixedCodes = [symbolNYT + 1]codeEntry{
 	{bits: 0x2, n: 2},    // 0
 	{bits: 0x1b, n: 5},   // 1

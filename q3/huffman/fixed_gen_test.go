@@ -37,7 +37,7 @@ func fixedCodesSource(codes *[symbolNYT + 1]codeEntry) []byte {
 package huffman
 
 // fixedCodes is the code of every symbol of the fixed tree (Quake 3
-// protocol, seed 002: Huffman): bits, sent bit 0 first, and length.
+// protocol description, Fedoryński: Huffman): bits, sent bit 0 first, and length.
 var fixedCodes = [symbolNYT + 1]codeEntry{
 `)
 	for sym, e := range codes {

@@ -1,6 +1,6 @@
 // Package master is a Quake 3 master server: the directory game servers
 // announce themselves to and server browsers ask for addresses (Quake 3
-// protocol, seed 002, connectionless packets; ioq3 code/server/sv_main.c
+// protocol description, Fedoryński: connectionless packets; ioq3 code/server/sv_main.c
 // SV_MasterHeartbeat, code/client/cl_main.c CL_ServersResponsePacket;
 // the listing rules of dpmaster, the master most ioq3 games use).
 //

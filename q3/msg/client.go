@@ -9,7 +9,7 @@ import (
 var ErrBadClientMessage = errors.New("msg: bad client message")
 
 // ClientMessage is one client-to-server message after the netchan (and, in
-// the legacy protocol, the XOR) is removed (Quake 3 protocol, seed 002:
+// the legacy protocol, the XOR) is removed (Quake 3 protocol description, Fedoryński:
 // "Client-to-server packet"; ioq3 CL_WritePacket / SV_ExecuteClientMessage):
 //
 //	serverId (32) | messageAcknowledge (32) | reliableAcknowledge (32) |

@@ -1,4 +1,4 @@
-// Package msg is the Quake 3 message layer (seed 002: "Server-to-client
+// Package msg is the Quake 3 message layer (Quake 3 protocol description: "Server-to-client
 // packet", "Client-to-server packet"; ioq3 code/qcommon/msg.c,
 // code/client/cl_parse.c, code/server/sv_snapshot.c), above package huffman
 // and below package netchan's framing.

@@ -9,7 +9,7 @@ import (
 var ErrBadServerMessage = errors.New("msg: bad server message")
 
 // ServerMessage is one server-to-client message after the netchan (and, in
-// the legacy protocol, the XOR) is removed (Quake 3 protocol, seed 002:
+// the legacy protocol, the XOR) is removed (Quake 3 protocol description, Fedoryński:
 // "Server-to-client packet"):
 //
 //	reliableAcknowledge (32) | { op (8) | op body } | svc_EOF (8)

@@ -26,7 +26,7 @@ func HashKey(s string, maxLen int) int32 {
 }
 
 // UsercmdKey is the XOR key of the usercmds in one client message
-// (Quake 3 protocol, seed 002: XOR keys; ioq3 CL_WritePacket / SV_UserMove):
+// (Quake 3 protocol description, Fedoryński: XOR keys; ioq3 CL_WritePacket / SV_UserMove):
 // the gamestate's checksum feed, the last server message the client
 // received (the message's messageAcknowledge) and the hash of the last
 // server command it received (the one numbered reliableAcknowledge).

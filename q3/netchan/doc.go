@@ -1,4 +1,4 @@
-// Package netchan is the Quake 3 packet layer (seed 002: packet headers,
+// Package netchan is the Quake 3 packet layer (Quake 3 protocol description: packet headers,
 // "Fragments", "XOR keys"; ioq3 code/qcommon/net_chan.c,
 // code/server/sv_net_chan.c, code/client/cl_net_chan.c), between the UDP
 // socket and package msg.

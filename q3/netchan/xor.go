@@ -1,6 +1,6 @@
 package netchan
 
-// XOR obfuscation of the legacy framing (Quake 3 protocol, seed 002: XOR
+// XOR obfuscation of the legacy framing (Quake 3 protocol description, Fedoryński: XOR
 // keys; ioq3 code/server/sv_net_chan.c SV_Netchan_Encode/Decode and
 // code/client/cl_net_chan.c CL_Netchan_Encode/Decode). It works on the
 // message without its netchan header, after Huffman coding and before

@@ -1,4 +1,4 @@
-// Package oob reads and writes Quake 3 connectionless packets (seed 002:
+// Package oob reads and writes Quake 3 connectionless packets (Quake 3 protocol description:
 // "Initial handshake"; ioq3 SV_ConnectionlessPacket, CL_ConnectionlessPacket):
 // four 0xff bytes and a text command. Requests: getinfo, getstatus,
 // getchallenge, connect (its userinfo adaptive-Huffman compressed with

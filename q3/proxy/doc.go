@@ -1,5 +1,5 @@
 // Package proxy is a Quake 3 man in the middle for experiments, like the
-// companion proxy of the Quake 3 protocol text (seed 002): it sits between
+// companion proxy of the Quake 3 protocol description (Fedoryński): it sits between
 // a real client and a real server, logs every message both ways parsed
 // (connectionless commands, netchan headers, svc_/clc_ ops, with the
 // legacy XOR keys recovered from the handshake it watches, the way
