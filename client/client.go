@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"net/netip"
 	"time"
@@ -536,15 +537,36 @@ func (c *Client) FrameFraction() float32 {
 	return min(max(f, 0), 1)
 }
 
-// PVS is the PVS of the last snapshot: the entities to render.
-func (c *Client) PVS() *snapshot.PVS { return &c.pvs }
+// PVS is a copy of the PVS of the last snapshot: the entities to render.
+func (c *Client) PVS() snapshot.PVS { return c.pvs }
 
-// Base is the client's common base (nil before the game is loaded).
-func (c *Client) Base() *snapshot.CommonBase {
+// Visible yields the entities of the last snapshot's PVS in ascending
+// order (the PVS without copying it).
+func (c *Client) Visible() iter.Seq[game.EntityNum] { return c.pvs.All() }
+
+// InPVS reports whether entity n is in the last snapshot's PVS.
+func (c *Client) InPVS(n game.EntityNum) bool { return c.pvs.Has(n) }
+
+// CopyBase copies the client's common base into dst (false, dst
+// untouched, before the game is loaded). The base itself stays the
+// client's: a caller that changed it would break the common base both ends
+// keep in step (DOOM III §4.2).
+func (c *Client) CopyBase(dst *snapshot.CommonBase) bool {
 	if c.dec == nil {
-		return nil
+		return false
 	}
-	return c.dec.Base()
+	dst.CopyFrom(c.dec.Base())
+	return true
+}
+
+// BaseHash is the hash of the client's common base (the server's
+// Server.BaseHash of this client is the same once both applied the same
+// snapshot); false before the game is loaded.
+func (c *Client) BaseHash() (uint64, bool) {
+	if c.dec == nil {
+		return 0, false
+	}
+	return c.dec.Base().Hash(), true
 }
 
 // Entity returns entity n as the client knows it: from the world when in

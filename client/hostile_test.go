@@ -15,6 +15,7 @@ import (
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/proto"
 	"github.com/snapwire/snapwire/server"
+	"github.com/snapwire/snapwire/snapshot"
 )
 
 type hostileRig struct {
@@ -144,4 +145,51 @@ func TestHostileEndlessReloads(t *testing.T) {
 		t.Fatalf("after 1000 reload requests: %d loads, %v %v", n, r.c.State(), r.c.Err())
 	}
 	t.Logf("%d loads, then: %v", n, r.c.Err())
+}
+
+// PVS and CopyBase hand out copies: changing them leaves the client's PVS
+// and common base as they were (a caller could otherwise break the base
+// both ends keep in step).
+//
+// Guards against: accessors returning the client's own PVS or base.
+func TestAccessorsReturnCopies(t *testing.T) {
+	r := newHostileRig(t)
+	pvs := r.c.PVS()
+	n := 0
+	for range r.c.Visible() {
+		n++
+	}
+	if n == 0 || pvs.Len() != n {
+		t.Fatalf("PVS copy has %d entities, Visible yields %d", pvs.Len(), n)
+	}
+	pvs.Clear()
+	if !r.c.InPVS(func() game.EntityNum {
+		for e := range r.c.Visible() {
+			return e
+		}
+		return 0
+	}()) || len(slicesOf(r.c.Visible())) != n {
+		t.Error("clearing the copy changed the client's PVS")
+	}
+	h, ok := r.c.BaseHash()
+	base := snapshot.NewCommonBase(r.c.dec.Base().NumStates())
+	if !ok || !r.c.CopyBase(base) || base.Hash() != h {
+		t.Fatalf("CopyBase: ok %v, hash %x vs %x", ok, base.Hash(), h)
+	}
+	base.Reset()
+	if h2, _ := r.c.BaseHash(); h2 != h {
+		t.Error("resetting the copy changed the client's base")
+	}
+	var fresh Client
+	if fresh.CopyBase(base) {
+		t.Error("CopyBase before a game is loaded")
+	}
+}
+
+func slicesOf(seq func(func(game.EntityNum) bool)) []game.EntityNum {
+	var out []game.EntityNum
+	for e := range seq {
+		out = append(out, e)
+	}
+	return out
 }

@@ -173,7 +173,7 @@ func (ic *interpCheck) check(sc *simClient) {
 	c := sc.c
 	f := c.Frame()
 	for n, h := range ic.hist {
-		if h.have == 0 || !c.PVS().Has(n) {
+		if h.have == 0 || !c.InPVS(n) {
 			continue
 		}
 		e, typ, visible := c.Entity(n)
@@ -410,7 +410,7 @@ func (sm *smoothCheck) beforePacket(sc *simClient) {
 	sm.afterFrames(sc) // nothing ran since the last look; keeps off in step
 	for n := range game.EntityNum(scanEntities) {
 		sm.had[n] = false
-		if !c.PVS().Has(n) {
+		if !c.InPVS(n) {
 			continue
 		}
 		if e, _, visible := c.Entity(n); visible {
@@ -429,7 +429,7 @@ func (sm *smoothCheck) afterPacket(sc *simClient) {
 	repredicted := snap && st.ServerFrame < sm.cf && c.Frame() == sm.cf
 	for n := range game.EntityNum(scanEntities) {
 		got, want := sm.visual(c, n), sm.off[n]
-		if snap && !c.PVS().Has(n) {
+		if snap && !c.InPVS(n) {
 			want = vec{}
 		} else if repredicted && sm.had[n] {
 			e, typ, _ := c.Entity(n)

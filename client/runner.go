@@ -19,6 +19,9 @@ type Runner struct {
 	cl     *Client
 	server netip.AddrPort
 	loop   *udprun.Loop[udpCore]
+	// writeErrs counts sends the socket refused: lost packets to the
+	// protocol.
+	writeErrs udprun.WriteErrors
 }
 
 // udpCore adapts a Client to udprun.Core: Run connects, plays until the
@@ -80,7 +83,8 @@ func Dial(addr string, cfg Config, g game.Game, input InputSource) (*Runner, err
 	}
 	r := &Runner{conn: conn, server: srv}
 	r.cl, err = New(cfg, g, input, SendFunc(func(to netip.AddrPort, p []byte) {
-		conn.WriteToUDPAddrPort(p, to)
+		_, err := conn.WriteToUDPAddrPort(p, to)
+		r.writeErrs.Add(err)
 	}))
 	if err != nil {
 		conn.Close()
@@ -108,3 +112,11 @@ func (r *Runner) Do(ctx context.Context, f func(now time.Duration, c *Client)) b
 // cleanly and returns nil) or the client is disconnected (it returns the
 // reason). It closes the socket and waits for its reader before returning.
 func (r *Runner) Run(ctx context.Context) error { return r.loop.Run(ctx) }
+
+// WriteErrors returns how many packets the socket failed to send and the
+// last error; the protocol treats them as lost packets.
+func (r *Runner) WriteErrors() (n uint64, last error) { return r.writeErrs.Get() }
+
+// Close releases the socket of a Runner whose Run was never called. Once
+// Run has started it does nothing: Run closes the socket when it returns.
+func (r *Runner) Close() error { return r.loop.Close() }

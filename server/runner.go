@@ -19,6 +19,9 @@ type Runner struct {
 	conn *net.UDPConn
 	srv  *Server
 	loop *udprun.Loop[udpCore]
+	// writeErrs counts sends the socket refused (a full buffer, an
+	// unreachable network): the protocol treats them as losses.
+	writeErrs udprun.WriteErrors
 }
 
 // udpCore adapts a Server to udprun.Core.
@@ -64,7 +67,8 @@ func Listen(addr string, cfg Config, g game.Game, settings string) (*Runner, err
 	cfg.PublicAddrs = append(append([]netip.AddrPort(nil), cfg.PublicAddrs...),
 		netip.AddrPortFrom(local.Addr().Unmap(), local.Port()))
 	r.srv, err = New(cfg, g, settings, SendFunc(func(to netip.AddrPort, p []byte) {
-		conn.WriteToUDPAddrPort(p, to)
+		_, err := conn.WriteToUDPAddrPort(p, to)
+		r.writeErrs.Add(err)
 	}))
 	if err != nil {
 		conn.Close()
@@ -96,3 +100,12 @@ func (r *Runner) ReadStats() (received, dropped uint64) {
 	st := r.loop.Stats()
 	return st.Received, st.Dropped
 }
+
+// WriteErrors returns how many packets the socket failed to send and the
+// last error; the protocol treats them as lost packets.
+func (r *Runner) WriteErrors() (n uint64, last error) { return r.writeErrs.Get() }
+
+// Close releases the socket of a Runner whose Run was never called (after
+// Listen, when the program gives up before serving). Once Run has started
+// it does nothing: Run closes the socket when its context ends.
+func (r *Runner) Close() error { return r.loop.Close() }

@@ -386,10 +386,8 @@ func (h *harness) onFrame(f game.Frame) {
 			continue
 		}
 		me, hasMe := h.sg.PlayerEntity(b.c.ClientNum())
-		if pvs := b.c.PVS(); pvs != nil {
-			for n := range pvs.All() {
-				h.predError(b, fr, n, f, hasMe && n == me)
-			}
+		for n := range b.c.Visible() {
+			h.predError(b, fr, n, f, hasMe && n == me)
 		}
 	}
 }
@@ -445,7 +443,7 @@ func (h *harness) onSnapshot(b *bot, s *snapshot.Snapshot) {
 		}
 	}
 	if !h.live {
-		h.meas.measure(b.w, b.c.ClientNum(), b.c.Base(), s)
+		h.meas.measure(b.w, b.c.ClientNum(), b.c.CopyBase, s)
 	}
 }
 

@@ -59,14 +59,16 @@ func newMeasurer(reg *game.Registry) (*measurer, error) {
 // measure re-encodes snapshot s, which the client with number me and
 // common base base has just written into its world w (the server's states
 // of s's frame for the entities of s's PVS).
-func (m *measurer) measure(w game.Game, me game.ClientNum, base *snapshot.CommonBase, s *snapshot.Snapshot) {
+func (m *measurer) measure(w game.Game, me game.ClientNum, copyBase func(dst *snapshot.CommonBase) bool, s *snapshot.Snapshot) {
 	for i := range m.states {
 		m.states[i] = w.State(me, game.StateID(i))
 	}
 	in := snapshot.Input{Frame: s.Header.Frame, Time: s.Header.Time, Duplicated: s.Header.Duplicated,
 		Lead: s.Header.Lead, PVS: &s.PVS, World: w, States: m.states, Cmds: s.Cmds, Events: s.Events}
 
-	m.delta.Base().CopyFrom(base)
+	if !copyBase(m.delta.Base()) {
+		return
+	}
 	deltaBits, ok := m.build(m.delta, &in, &s.Header)
 	if !ok {
 		return

@@ -134,7 +134,7 @@ func (s *Session) drawMap(sc *Scene, m *arena.Map, w, h int) {
 	me := game.EntityNum(s.cl.ClientNum())
 	var selfX, selfY float32
 	haveSelf := false
-	for n := range s.cl.PVS().All() {
+	for n := range s.cl.Visible() {
 		e, typ := s.w.Entity(n)
 		switch typ {
 		case arena.TypePlayer:

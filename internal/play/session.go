@@ -220,7 +220,7 @@ func (s *Session) updateShown() {
 	if f == s.lastFrame || s.cl.State() != client.Connected {
 		return
 	}
-	for n := range s.cl.PVS().All() {
+	for n := range s.cl.Visible() {
 		e, _ := s.w.Entity(n)
 		ps, ok := e.(client.Positioner)
 		if !ok {

@@ -196,6 +196,40 @@ func (l *Loop[C]) Run(ctx context.Context) error {
 	}
 }
 
+// Close releases the socket of a Loop whose Run was never called: Do
+// returns false from then on and a later Run returns ErrRunTwice. Once Run
+// has started it does nothing and returns nil (Run closes the socket when
+// its context ends).
+func (l *Loop[C]) Close() error {
+	if !l.ran.CompareAndSwap(false, true) {
+		return nil
+	}
+	close(l.exited)
+	return l.conn.Close()
+}
+
+// WriteErrors counts a failed socket write, for the runners' senders.
+type WriteErrors struct {
+	n    atomic.Uint64
+	last atomic.Value // error
+}
+
+// Add counts err if it is not nil.
+func (w *WriteErrors) Add(err error) {
+	if err != nil {
+		w.n.Add(1)
+		w.last.Store(errBox{err})
+	}
+}
+
+type errBox struct{ err error }
+
+// Get returns the number of failed writes and the last error.
+func (w *WriteErrors) Get() (uint64, error) {
+	b, _ := w.last.Load().(errBox)
+	return w.n.Load(), b.err
+}
+
 // shutdown closes the socket, waits for the reader and marks Run returned.
 func (l *Loop[C]) shutdown() {
 	close(l.quit)

@@ -484,3 +484,48 @@ func BenchmarkPacketRoundTrip(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/packet")
 	b.ReportMetric(float64(l.Stats().Dropped), "dropped")
 }
+
+// Close before Run releases the socket (its port can be bound again), Do
+// returns false at once, and a later Run says it cannot run.
+//
+// Guards against: a socket leaked by a Runner whose Run is never called.
+func TestCloseBeforeRun(t *testing.T) {
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := conn.LocalAddr().(*net.UDPAddr)
+	l := New(conn, &testCore{}, Config{})
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := net.ListenUDP("udp4", addr)
+	if err != nil {
+		t.Fatalf("the port is still held after Close: %v", err)
+	}
+	again.Close()
+	if l.Do(context.Background(), func(time.Duration, *testCore) {}) {
+		t.Error("Do ran on a closed loop")
+	}
+	if err := l.Run(context.Background()); !errors.Is(err, ErrRunTwice) {
+		t.Errorf("Run after Close: %v", err)
+	}
+	if err := l.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
+
+// WriteErrors counts failures and keeps the last.
+func TestWriteErrors(t *testing.T) {
+	var w WriteErrors
+	w.Add(nil)
+	if n, err := w.Get(); n != 0 || err != nil {
+		t.Fatalf("%d, %v", n, err)
+	}
+	e := errors.New("sendto: no buffer space")
+	w.Add(errors.New("first"))
+	w.Add(e)
+	if n, err := w.Get(); n != 2 || err != e {
+		t.Errorf("%d, %v", n, err)
+	}
+}

@@ -3,6 +3,7 @@ package udprun_test
 import (
 	"context"
 	"errors"
+	"net"
 	"testing"
 	"time"
 
@@ -73,5 +74,35 @@ func TestRunnersDisconnectReasons(t *testing.T) {
 	wantReason("server shutdown", res, proto.ReasonShutdown)
 	if r.Do(ctx, func(time.Duration, *client.Client) {}) {
 		t.Error("Do after the client's Run returned true")
+	}
+}
+
+// server.Runner and client.Runner release their sockets with Close when
+// Run never ran, and report no write errors on a healthy socket.
+//
+// Guards against: Close not reaching the socket (the port stays bound).
+func TestRunnersClose(t *testing.T) {
+	r, err := server.Listen("127.0.0.1:0", server.Config{}, testgame.New(), testgame.DefaultSettings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := r.Addr()
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := net.ListenUDP("udp4", net.UDPAddrFromAddrPort(addr))
+	if err != nil {
+		t.Fatalf("server port still held after Close: %v", err)
+	}
+	again.Close()
+	c, err := client.Dial(addr.String(), client.Config{}, testgame.New(), client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{} }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n, last := c.WriteErrors(); n != 0 || last != nil {
+		t.Errorf("write errors %d, %v", n, last)
 	}
 }
