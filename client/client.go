@@ -838,7 +838,7 @@ type handler Client
 
 func (h *handler) Reliable(msg []byte) {
 	c := (*Client)(h)
-	kind, ok := proto.ConnectionlessKind(msg)
+	kind, ok := proto.ReliableKind(msg)
 	if !ok {
 		return
 	}

@@ -43,9 +43,14 @@ const (
 	MaxTokenLen = 1024
 )
 
-// Kind is the first byte of a connectionless payload or of a reliable
-// message.
+// Kind is the first byte of a connectionless payload: a handshake
+// message. Reliable messages have their own kinds (RelKind): the two
+// travel in different places and their values overlap.
 type Kind uint8
+
+// RelKind is the first byte of a reliable message (netchan's reliable
+// section).
+type RelKind uint8
 
 // Connectionless kinds (after the 0xFFFFFFFF prefix, netchan.AppendConnectionless).
 const (
@@ -58,11 +63,11 @@ const (
 
 // Reliable message kinds.
 const (
-	RelApply      Kind = 1 // server → client: apply snapshot S to the common base
-	RelEvents     Kind = 2 // server → client: reliable entity events
-	RelDisconnect Kind = 3 // both ways: the sender leaves the session
+	RelApply      RelKind = 1 // server → client: apply snapshot S to the common base
+	RelEvents     RelKind = 2 // server → client: reliable entity events
+	RelDisconnect RelKind = 3 // both ways: the sender leaves the session
 	// RelApplyVerified is RelApply carrying the server's base hash.
-	RelApplyVerified Kind = 4
+	RelApplyVerified RelKind = 4
 )
 
 // Unreliable message types carried in the channel header (DOOM III §3.1).
@@ -253,6 +258,14 @@ const MaxHandshakeKind Kind = 0x1F
 // its text-query handler.
 func IsHandshake(payload []byte) bool {
 	return len(payload) > 0 && Kind(payload[0]) <= MaxHandshakeKind
+}
+
+// ReliableKind returns the kind of a reliable message (its first byte).
+func ReliableKind(msg []byte) (RelKind, bool) {
+	if len(msg) == 0 {
+		return 0, false
+	}
+	return RelKind(msg[0]), true
 }
 
 // ConnectionlessKind returns the kind of a connectionless payload (the
@@ -525,7 +538,7 @@ func ParseApply(p []byte, prev snapshot.Seq) (Apply, error) {
 	if len(p) == 0 {
 		return m, fmt.Errorf("%w: empty apply", ErrMalformed)
 	}
-	kind := Kind(p[0])
+	kind := RelKind(p[0])
 	if kind != RelApply && kind != RelApplyVerified {
 		return m, ErrKind
 	}
@@ -554,7 +567,7 @@ func (m Disconnect) Append(b []byte) []byte { return append(b, byte(RelDisconnec
 func ParseDisconnect(p []byte) (Disconnect, error) {
 	d := dec{b: p}
 	var m Disconnect
-	if Kind(d.u8()) != RelDisconnect && d.err == nil {
+	if RelKind(d.u8()) != RelDisconnect && d.err == nil {
 		return m, ErrKind
 	}
 	m.Reason = Reason(d.u8())
@@ -583,7 +596,7 @@ func ParseEventsHeader(p []byte) (game.GameID, int, []byte, error) {
 	if len(p) < EventsHeaderLen {
 		return 0, 0, nil, fmt.Errorf("%w: events message of %d bytes", ErrMalformed, len(p))
 	}
-	if Kind(p[0]) != RelEvents {
+	if RelKind(p[0]) != RelEvents {
 		return 0, 0, nil, ErrKind
 	}
 	return game.GameID(binary.LittleEndian.Uint32(p[1:])), int(p[5]), p[EventsHeaderLen:], nil

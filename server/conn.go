@@ -240,7 +240,7 @@ type chanHandler struct {
 }
 
 func (h *chanHandler) Reliable(msg []byte) {
-	if k, ok := proto.ConnectionlessKind(msg); ok && k == proto.RelDisconnect {
+	if k, ok := proto.ReliableKind(msg); ok && k == proto.RelDisconnect {
 		h.c.leaving = true
 	}
 }
