@@ -65,11 +65,13 @@ type Config struct {
 	MaxReliableBytes   int // outstanding (unacknowledged) reliable bytes; default 16384
 	MaxMessageBytes    int // largest unreliable message, fragmented above MTU; default 65536
 	DisableCompression bool
-	// Huffman lets the sender use snapwire's static Huffman stage (ours,
-	// not the paper's) instead of DOOM III's zrle when it gives a shorter
-	// stream. Receivers always accept both; the default is the paper's
-	// pipeline, zrle only.
-	Huffman bool
+	// Huffman, when set, is the static Huffman table (ours, not the
+	// paper's) both ends use: the sender codes a body with it instead of
+	// DOOM III's zrle when that gives a shorter stream, and the receiver
+	// decodes H packets with it (and rejects them, ErrNoHuffmanTable,
+	// when it has none). Both ends must hold the same table. The default
+	// is the paper's pipeline, zrle only.
+	Huffman *HuffmanTable
 	// Burst is the depth of the rate limiter's token bucket in bytes;
 	// 0 means max(Rate/10, 2*(MTU+28)).
 	Burst int
@@ -277,11 +279,11 @@ func (c *Channel) Send(now time.Duration, typ MessageType, payload []byte, emit 
 		k := uvarintLen(uint64(bodyLen))
 		room := bodyLen - 1 - k // the compressed stream must beat the body
 		hbytes := -1
-		if c.cfg.Huffman && room > 0 {
+		if c.cfg.Huffman != nil && room > 0 {
 			// Coded straight into its own buffer (room for the longest codes): the coder's
 			// length is the size, with no counting pass before it.
 			c.hstream = grow(c.hstream, k+(bodyLen*HuffmanMaxBits+7)/8)
-			if hb := huffEncode(c.hstream[k:], body); hb <= room {
+			if hb := c.cfg.Huffman.encode(c.hstream[k:], body); hb <= room {
 				hbytes, room = hb, hb // zrle must now do at least as well
 			}
 		}
@@ -596,7 +598,10 @@ func (c *Channel) decode(hd *header, stream []byte) ([]byte, error) {
 	c.rbody = grow(c.rbody, int(bl))
 	src := stream[n:]
 	if hd.flags&flagHuffman != 0 {
-		if huffDecode(c.rbody[:bl], src) != nil {
+		if c.cfg.Huffman == nil {
+			return nil, ErrNoHuffmanTable
+		}
+		if c.cfg.Huffman.decode(c.rbody[:bl], src) != nil {
 			return nil, ErrDecompress
 		}
 		return c.rbody[:bl], nil

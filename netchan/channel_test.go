@@ -191,7 +191,7 @@ func TestReliableSectionHeader(t *testing.T) {
 // zrle does: bytes with short codes and few zero runs.
 func huffmanFriendly() []byte {
 	var short []byte
-	for b, l := range HuffmanLengths() {
+	for b, l := range testHuffman.Lengths() {
 		if l <= 6 && b != 0 {
 			short = append(short, byte(b))
 		}
@@ -207,10 +207,10 @@ func huffmanFriendly() []byte {
 // static table; the sender picks it only when it beats zrle and the raw body.
 func TestHuffmanStage(t *testing.T) {
 	payload := huffmanFriendly()
-	got := capture(t, New(Config{Huffman: true}, 0x0001), 0, 3, payload)[0]
+	got := capture(t, New(Config{Huffman: testHuffman}, 0x0001), 0, 3, payload)[0]
 	// Expected stream, coded here bit by bit from the canonical code (RFC 1951
-	// §3.2.2 order) rather than through huffEncode.
-	lengths := HuffmanLengths()
+	// §3.2.2 order) rather than through testHuffman.encode.
+	lengths := testHuffman.Lengths()
 	var count [HuffmanMaxBits + 1]int
 	for _, l := range lengths {
 		count[l]++
@@ -238,7 +238,7 @@ func TestHuffmanStage(t *testing.T) {
 		t.Fatalf("got  %x\nwant %x", got, want)
 	}
 	var r recorder
-	mustReceive(t, New(Config{}, 1), 0, [][]byte{got}, &r)
+	mustReceive(t, New(Config{Huffman: testHuffman}, 1), 0, [][]byte{got}, &r)
 	if len(r.unrel) != 1 || !bytes.Equal(r.unrel[0], payload) {
 		t.Fatalf("delivered %x", r.unrel)
 	}
@@ -247,7 +247,7 @@ func TestHuffmanStage(t *testing.T) {
 		t.Fatalf("Huffman used without Config.Huffman")
 	}
 	// Zero runs: zrle wins even with Config.Huffman.
-	if p := capture(t, New(Config{Huffman: true}, 1), 0, 3, make([]byte, 64))[0]; p[0]&flagCompressed == 0 {
+	if p := capture(t, New(Config{Huffman: testHuffman}, 1), 0, 3, make([]byte, 64))[0]; p[0]&flagCompressed == 0 {
 		t.Fatalf("64 zero bytes not zrle coded: %x", p)
 	}
 	// Random bytes: neither stage helps, the body goes raw.
@@ -256,7 +256,7 @@ func TestHuffmanStage(t *testing.T) {
 	for i := range noise {
 		noise[i] = byte(rng.Uint32())
 	}
-	if p := capture(t, New(Config{Huffman: true}, 1), 0, 3, noise)[0]; p[0]&(flagCompressed|flagHuffman) != 0 {
+	if p := capture(t, New(Config{Huffman: testHuffman}, 1), 0, 3, noise)[0]; p[0]&(flagCompressed|flagHuffman) != 0 {
 		t.Fatalf("noise compressed")
 	}
 }
@@ -270,22 +270,22 @@ func TestHuffmanRoundTrip(t *testing.T) {
 		for i := range src {
 			src[i] = byte(rng.Uint32() >> (rng.Uint32() % 8 * 4))
 		}
-		dst := make([]byte, (huffBits(src)+7)/8)
-		if k := huffEncode(dst, src); k != len(dst) {
+		dst := make([]byte, (testHuffman.bits(src)+7)/8)
+		if k := testHuffman.encode(dst, src); k != len(dst) {
 			t.Fatalf("%d bytes written, want %d", k, len(dst))
 		}
 		out := make([]byte, n)
-		if err := huffDecode(out, dst); err != nil || !bytes.Equal(out, src) {
+		if err := testHuffman.decode(out, dst); err != nil || !bytes.Equal(out, src) {
 			t.Fatalf("%x: decoded %x, %v", src, out, err)
 		}
 		if n > 0 {
-			if huffDecode(out, dst[:len(dst)-1]) == nil {
+			if testHuffman.decode(out, dst[:len(dst)-1]) == nil {
 				t.Fatalf("truncated stream of %x decoded", src)
 			}
 		}
 	}
 	kraft := 0
-	for _, l := range HuffmanLengths() {
+	for _, l := range testHuffman.Lengths() {
 		kraft += 1 << (HuffmanMaxBits - l)
 	}
 	if kraft != 1<<HuffmanMaxBits {
@@ -507,7 +507,7 @@ func TestReceiveRejects(t *testing.T) {
 	good := capture(t, a, 0, 1, []byte("payload"))[0]
 	comp := capture(t, New(Config{}, 0x0102), 0, 1, make([]byte, 50))[0]
 	frag := capture(t, New(Config{MTU: 64, DisableCompression: true}, 0x0102), 0, 1, make([]byte, 100))[0]
-	huff := capture(t, New(Config{Huffman: true}, 0x0102), 0, 1, huffmanFriendly())[0]
+	huff := capture(t, New(Config{Huffman: testHuffman}, 0x0102), 0, 1, huffmanFriendly())[0]
 	if huff[0]&flagHuffman == 0 {
 		t.Fatalf("payload not Huffman coded: %x", huff)
 	}
@@ -550,7 +550,7 @@ func TestReceiveRejects(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			b := New(Config{}, 0x0102)
+			b := New(Config{Huffman: testHuffman}, 0x0102)
 			var r recorder
 			if err := b.Receive(0, c.p, &r); !errors.Is(err, c.want) {
 				t.Fatalf("err %v, want %v", err, c.want)

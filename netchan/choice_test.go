@@ -43,7 +43,7 @@ func TestStageChoice(t *testing.T) {
 			}
 		}
 		for _, huff := range []bool{false, true} {
-			got := capture(t, New(Config{Huffman: huff, MTU: 65000}, 1), 0, 3, p)[0]
+			got := capture(t, New(Config{Huffman: map[bool]*HuffmanTable{true: testHuffman}[huff], MTU: 65000}, 1), 0, 3, p)[0]
 			k := uvarintLen(uint64(n))
 			room := n - 1 - k
 			zbuf := make([]byte, (zrle.MaxCompressedBits(n*8, zrle.DefaultWordBits)+7)/8+8)
@@ -51,7 +51,7 @@ func TestStageChoice(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			zc, hc := (zb+7)/8, (huffBits(p)+7)/8
+			zc, hc := (zb+7)/8, (testHuffman.bits(p)+7)/8
 			var flag uint8
 			switch {
 			case room <= 0:
@@ -67,7 +67,7 @@ func TestStageChoice(t *testing.T) {
 					want = append(want, zbuf[:zc]...)
 				} else {
 					h := make([]byte, hc)
-					huffEncode(h, p)
+					testHuffman.encode(h, p)
 					want = append(want, h...)
 				}
 			}

@@ -17,8 +17,9 @@
 // periodically change the IP port" (DOOM III §3, Quake 3's qport). The body
 // (reliable section and unreliable payload) is compressed with package zrle
 // (DOOM III §4.3) when that makes it smaller, or, with Config.Huffman, with
-// snapwire's own static Huffman code (huffman.go, a table built from our
-// measured traffic; not in the paper) when that is smaller still; a message larger than the
+// a static Huffman table the game supplies (HuffmanTable, built from the
+// game's measured traffic; snapwire's addition, not in the paper) when that
+// is smaller still; a message larger than the
 // MTU is split into up to 255 fragments that each carry the header. A
 // fragmented message is delivered whole or not at all, reliables included;
 // since reliables ride on every message they come with the next one that

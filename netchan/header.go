@@ -115,6 +115,7 @@ var (
 	ErrBadReliable     = errors.New("netchan: malformed reliable section")
 	ErrReliableGap     = errors.New("netchan: reliable sequence skips undelivered messages")
 	ErrDecompress      = errors.New("netchan: payload decompression failed")
+	ErrNoHuffmanTable  = errors.New("netchan: Huffman-coded packet on a channel without a Huffman table (Config.Huffman)")
 	ErrReliableFull    = errors.New("netchan: too many outstanding reliable bytes or messages")
 	ErrReliableTooBig  = errors.New("netchan: reliable message larger than MaxReliableMessageBytes")
 	ErrMessageTooLarge = errors.New("netchan: message larger than MaxMessageBytes or 255 fragments")

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/snapwire/snapwire/bench"
+	"github.com/snapwire/snapwire/internal/bench"
 )
 
 func init() {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/netchan"
 )
 
 // Two worlds fed the same commands for 10,000 frames stay bit-identical (DOOM III §2: everything
@@ -243,4 +244,15 @@ func itoa(v int) string {
 		b = append([]byte{byte('0' + v%10)}, b...)
 	}
 	return string(b)
+}
+
+// TestHuffmanTableLoads: the generated code lengths form a complete code of
+// at most netchan.HuffmanMaxBits bits (NewHuffmanTable checks both).
+func TestHuffmanTableLoads(t *testing.T) {
+	if _, err := netchan.NewHuffmanTable(huffmanLengths); err != nil {
+		t.Fatal(err)
+	}
+	if HuffmanTable().Lengths() != huffmanLengths {
+		t.Fatal("HuffmanTable does not hold the generated lengths")
+	}
 }

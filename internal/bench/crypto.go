@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/snapwire/snapwire/examples/arena"
 	"github.com/snapwire/snapwire/netchan"
 )
 
@@ -43,7 +44,7 @@ func measureEncryption(scenario string, size, n int) Encryption {
 		ns          time.Duration
 		bytes, pkts uint64
 	}
-	cfg := netchan.Config{Huffman: true}
+	cfg := netchan.Config{Huffman: arena.HuffmanTable()}
 	secureA, secureB := cfg, cfg
 	secureA.Keys, secureB.Keys = &keyA, &keyB
 	pairs := [2]*pair{

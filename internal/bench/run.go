@@ -312,7 +312,7 @@ const (
 	numPipes
 )
 
-var pipeConfigs = [numPipes]netchan.Config{{MTU: 65507}, {MTU: 65507, Huffman: true}}
+var pipeConfigs = [numPipes]netchan.Config{{MTU: 65507}, {MTU: 65507, Huffman: arena.HuffmanTable()}}
 
 // link is one pipeline's channel pair: the server's end, the client's end, and their
 // capture buffers.

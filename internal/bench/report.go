@@ -23,7 +23,7 @@ const (
 const paperStages = "bit packing 10-15%, delta 90-100%, zrle (3-bit) 15-50%"
 
 // PlotDir is where WriteFiles puts the SVG plots, relative to the output directory.
-const PlotDir = "bench/plots"
+const PlotDir = "internal/bench/plots"
 
 // Find returns the row for (scenario, loss, encoder).
 func (r *Result) Find(sc string, loss float64, enc string) *Row {
