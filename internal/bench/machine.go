@@ -2,6 +2,7 @@ package bench
 
 import (
 	"os"
+	"runtime"
 	"strings"
 )
 
@@ -17,4 +18,8 @@ func cpuName() string {
 		}
 	}
 	return ""
+}
+
+func machine() Machine {
+	return Machine{GoVersion: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), CPU: cpuName()}
 }
