@@ -125,7 +125,7 @@ func (e *Encoder) Build(w *bitmsg.Writer, in *Input) (Header, error) {
 }
 
 func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) error {
-	h.write(w)
+	h.Write(w)
 
 	// The PVS written is the client's PVS restricted to live entities.
 	e.pvs.Clear()

@@ -62,15 +62,18 @@ const (
 	HeaderBits = 32 + baseAgeBits + 32 + 32 + 8 + 16
 )
 
-// headerBits returns the encoded size of h.
-func (h *Header) bits() int {
+// Bits returns the encoded size of h in bits: HeaderBits, or HeaderBits+32
+// when its base is 63 or more snapshots older than it.
+func (h *Header) Bits() int {
 	if h.Seq-h.BaseSeq < baseAgeEscape {
 		return HeaderBits
 	}
 	return HeaderBits + 32
 }
 
-// write writes the header:
+// Write writes the header to w, as the Encoder does at the start of every
+// snapshot; a tool that re-encodes a snapshot under its real header (a
+// measurement, a replay) writes it with this rather than its own copy:
 //
 //	seq         32 bits
 //	base age     6 bits  seq-baseSeq if below 63; else 63 and then
@@ -79,7 +82,7 @@ func (h *Header) bits() int {
 //	time        32 bits  game time in ms, unsigned
 //	duplicated   8 bits  saturating
 //	lead        16 bits  signed ms
-func (h *Header) write(w *bitmsg.Writer) {
+func (h *Header) Write(w *bitmsg.Writer) {
 	w.WriteBits(uint32(h.Seq), 32)
 	if age := h.Seq - h.BaseSeq; age < baseAgeEscape {
 		w.WriteBits(uint32(age), baseAgeBits)

@@ -22,13 +22,13 @@ func decode(t testing.TB, dec *Decoder, data []byte, nbits int) *Snapshot {
 func TestHeaderExact(t *testing.T) {
 	h := Header{Seq: 5, BaseSeq: 3, Frame: 0x1234, Time: 1500 * time.Millisecond, Duplicated: 300, Lead: -20 * time.Millisecond}
 	w := bitmsg.NewWriter(make([]byte, 64))
-	h.write(w)
+	h.Write(w)
 	// seq 5 | age 2 (6) | frame 0x1234 (32) | time 1500 (32) | dup 255 (8) | lead -20 (16)
 	want := []byte{0x05, 0x00, 0x00, 0x00, 0x02, 0x8d, 0x04, 0x00, 0x00, 0x77, 0x01, 0x00, 0xc0, 0x3f, 0xfb, 0x3f}
 	if !bytes.Equal(w.Bytes(), want) {
 		t.Fatalf("bytes %#v", w.Bytes())
 	}
-	if w.Len() != HeaderBits || h.bits() != HeaderBits {
+	if w.Len() != HeaderBits || h.Bits() != HeaderBits {
 		t.Fatalf("header %d bits", w.Len())
 	}
 	var got Header
@@ -42,8 +42,8 @@ func TestHeaderExact(t *testing.T) {
 	// A base 63 or more behind needs the escape and the full base seq.
 	h2 := Header{Seq: 1000, BaseSeq: 0, Frame: 7}
 	w = bitmsg.NewWriter(make([]byte, 64))
-	h2.write(w)
-	if w.Len() != HeaderBits+32 || h2.bits() != w.Len() {
+	h2.Write(w)
+	if w.Len() != HeaderBits+32 || h2.Bits() != w.Len() {
 		t.Fatalf("escaped header %d bits", w.Len())
 	}
 	if err := got.read(bitmsg.NewReader(w.Bytes(), w.Len())); err != nil || got != h2 {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/snapwire/snapwire/netchan"
 	"github.com/snapwire/snapwire/zrle"
 )
 
@@ -20,8 +21,9 @@ const (
 	EncQuake3NoHuf = "quake3-nohuff" // the same snapshots before Huffman
 )
 
-// UDPIPBytes is the UDP/IPv4 header overhead of one packet.
-const UDPIPBytes = 28
+// UDPIPBytes is the UDP/IPv4 header overhead of one packet, as the channel's rate control
+// counts it.
+const UDPIPBytes = netchan.UDPIPOverhead
 
 // Options selects what Run measures.
 type Options struct {

@@ -123,10 +123,10 @@ func (m *measurer) build(enc *snapshot.Encoder, in *snapshot.Input, hd *snapshot
 		m.errors++
 		return 0, false
 	}
-	skip := headerBits(&h)
+	skip := h.Bits()
 	total := m.w.Len()
 	m.hw.Reset(m.hbuf)
-	writeHeader(&m.hw, hd)
+	hd.Write(&m.hw)
 	r := bitmsg.NewReader(m.w.Bytes(), total)
 	r.ReadBits(32) // skip the shadow header
 	for left := skip - 32; left > 0; left -= min(left, 32) {
@@ -156,33 +156,4 @@ func (m *measurer) variables(s game.Snapshotter) (vars, bits uint64, ok bool) {
 		return 0, 0, false
 	}
 	return uint64(out.Len() - nb), uint64(nb), true
-}
-
-// Snapshot header layout (docs/PROTOCOL.md, snapshot package doc): seq 32,
-// base age 6 (63 = escape, then base seq 32), frame 32, time 32 (ms),
-// duplicated 8, lead 16 (signed ms).
-const (
-	baseAgeBits   = 6
-	baseAgeEscape = 1<<baseAgeBits - 1
-)
-
-func headerBits(h *snapshot.Header) int {
-	if h.Seq-h.BaseSeq < baseAgeEscape {
-		return snapshot.HeaderBits
-	}
-	return snapshot.HeaderBits + 32
-}
-
-func writeHeader(w *bitmsg.Writer, h *snapshot.Header) {
-	w.WriteBits(uint32(h.Seq), 32)
-	if age := h.Seq - h.BaseSeq; age < baseAgeEscape {
-		w.WriteBits(uint32(age), baseAgeBits)
-	} else {
-		w.WriteBits(baseAgeEscape, baseAgeBits)
-		w.WriteBits(uint32(h.BaseSeq), 32)
-	}
-	w.WriteBits(uint32(h.Frame), 32)
-	w.WriteBits(uint32(min(max(h.Time.Milliseconds(), 0), 1<<32-1)), 32)
-	w.WriteBits(uint32(min(max(h.Duplicated, 0), 255)), 8)
-	w.WriteInt(int32(min(max(h.Lead.Milliseconds(), -32767), 32767)), 16)
 }
