@@ -25,42 +25,7 @@ type observer interface {
 // HandlePacket would run them itself) and lets obs[i] look at client i
 // after its frames and before and after each packet.
 func runObserved(s *sim, until time.Duration, obs []observer) {
-	for s.now < until {
-		s.net.AdvanceTo(s.now)
-		for {
-			n, from, ok := s.sep.ReadFrom(s.buf)
-			if !ok {
-				break
-			}
-			s.srv.HandlePacket(s.now, from, s.buf[:n])
-		}
-		for i, sc := range s.cls {
-			sc.c.Advance(s.now)
-			obs[i].afterFrames(sc)
-			for {
-				n, _, ok := sc.ep.ReadFrom(s.buf)
-				if !ok {
-					break
-				}
-				obs[i].beforePacket(sc)
-				sc.c.HandlePacket(s.now, s.buf[:n])
-				obs[i].afterPacket(sc)
-			}
-		}
-		s.srv.Advance(s.now)
-		for i, sc := range s.cls {
-			sc.c.Advance(s.now)
-			obs[i].afterFrames(sc)
-		}
-		next := s.srv.Next()
-		for _, sc := range s.cls {
-			next = min(next, sc.c.Next())
-		}
-		if t, ok := s.net.NextDelivery(); ok {
-			next = min(next, t)
-		}
-		s.now = max(min(next, until), s.now+time.Microsecond)
-	}
+	s.now = s.net.Run(s.now, until, s.nodes(obs), s.buf)
 }
 
 // droneSnap is one drone's state as a snapshot carried it, and the client
@@ -83,7 +48,7 @@ type droneHist struct {
 type interpCheck struct {
 	t     *testing.T
 	warm  time.Duration
-	now   *time.Duration
+	now   func() time.Duration
 	codec *snapshot.StateCodec
 	hist  map[game.EntityNum]*droneHist
 
@@ -98,7 +63,7 @@ type interpCheck struct {
 }
 
 func newInterpCheck(t *testing.T, s *sim, sc *simClient, warm time.Duration) *interpCheck {
-	ic := &interpCheck{t: t, warm: warm, now: &s.now, codec: snapshot.NewStateCodec(), hist: map[game.EntityNum]*droneHist{}}
+	ic := &interpCheck{t: t, warm: warm, now: s.net.Now, codec: snapshot.NewStateCodec(), hist: map[game.EntityNum]*droneHist{}}
 	sc.onSnap = func(snap *snapshot.Snapshot) { ic.onSnapshot(sc, snap) }
 	return ic
 }
@@ -126,7 +91,7 @@ func (ic *interpCheck) onSnapshot(sc *simClient, snap *snapshot.Snapshot) {
 			h.have = min(h.have+1, 2)
 			if predicted {
 				ic.droneRecorded++
-				if *ic.now >= ic.warm {
+				if ic.now() >= ic.warm {
 					ic.droneChecks++
 					if px != d.X || py != d.Y {
 						ic.droneLag++
@@ -167,7 +132,7 @@ func (ic *interpCheck) onSnapshot(sc *simClient, snap *snapshot.Snapshot) {
 // two most recent snapshots that carried it (doc.go: "moving from the
 // older to the newer over the snapshot interval after the newer arrived").
 func (ic *interpCheck) check(sc *simClient) {
-	if *ic.now < ic.warm {
+	if ic.now() < ic.warm {
 		return
 	}
 	c := sc.c
@@ -308,7 +273,7 @@ func l1(v vec) float32 {
 type smoothCheck struct {
 	t     *testing.T
 	warm  time.Duration
-	now   *time.Duration
+	now   func() time.Duration
 	decay float32
 
 	off      [scanEntities]vec // VisualOffset at the last observation
@@ -330,7 +295,7 @@ type smoothCheck struct {
 }
 
 func newSmoothCheck(t *testing.T, s *sim, warm time.Duration, decay float32) *smoothCheck {
-	return &smoothCheck{t: t, warm: warm, now: &s.now, decay: decay, corrByType: map[game.TypeID]int{}, maxJump: map[game.TypeID]float32{}, minRatio: 2}
+	return &smoothCheck{t: t, warm: warm, now: s.net.Now, decay: decay, corrByType: map[game.TypeID]int{}, maxJump: map[game.TypeID]float32{}, minRatio: 2}
 }
 
 func (sm *smoothCheck) fail(format string, args ...any) {
@@ -347,7 +312,7 @@ func (sm *smoothCheck) visual(c *client.Client, n game.EntityNum) vec {
 
 // count tallies the offsets in use at an observation.
 func (sm *smoothCheck) count(c *client.Client) {
-	if *sm.now < sm.warm {
+	if sm.now() < sm.warm {
 		return
 	}
 	sm.observations++
@@ -381,7 +346,7 @@ func (sm *smoothCheck) afterFrames(sc *simClient) {
 		default:
 			sm.fail("frame %d: entity %d offset %v after %d frames from %v, want %v", c.Frame(), n, got, k, prev, want)
 		}
-		if *sm.now >= sm.warm && k > 0 && prev != (vec{}) {
+		if sm.now() >= sm.warm && k > 0 && prev != (vec{}) {
 			if got == (vec{}) {
 				sm.vanished++
 				sm.maxVanishFrames = max(sm.maxVanishFrames, c.Frame()-sm.lastCorr[n])
@@ -439,7 +404,7 @@ func (sm *smoothCheck) afterPacket(sc *simClient) {
 					want[i] += jump[i]
 				}
 				sm.lastCorr[n] = c.Frame()
-				if *sm.now >= sm.warm {
+				if sm.now() >= sm.warm {
 					sm.corrections++
 					sm.corrByType[typ]++
 					sm.maxJump[typ] = max(sm.maxJump[typ], l1(jump))

@@ -62,6 +62,8 @@ type sim struct {
 	record  bool
 	applied map[[2]uint64]uint64 // (client, seq) -> server base hash after applying
 	scfg    server.Config
+	// simNodes is nodes(nil), rebuilt when a client is added.
+	simNodes []netsim.Node
 }
 
 func newSim(t testing.TB, seed uint64, link netsim.LinkConfig, scfg server.Config) *sim {
@@ -203,36 +205,36 @@ func (s *sim) checkStates(sc *simClient, h snapshot.Header, pvs *snapshot.PVS) {
 // run steps the simulation to until: network deliveries, the server's
 // frames and the clients' frames and sends, in time order.
 func (s *sim) run(until time.Duration) {
-	for s.now < until {
-		s.net.AdvanceTo(s.now)
-		for {
-			n, from, ok := s.sep.ReadFrom(s.buf)
-			if !ok {
-				break
-			}
-			s.srv.HandlePacket(s.now, from, s.buf[:n])
-		}
-		for _, sc := range s.cls {
-			for {
-				n, _, ok := sc.ep.ReadFrom(s.buf)
-				if !ok {
-					break
-				}
-				sc.c.HandlePacket(s.now, s.buf[:n])
-			}
-		}
-		s.srv.Advance(s.now)
-		for _, sc := range s.cls {
-			sc.c.Advance(s.now)
-		}
-		next := s.srv.Next()
-		for _, sc := range s.cls {
-			next = min(next, sc.c.Next())
-		}
-		if t, ok := s.net.NextDelivery(); ok {
-			next = min(next, t)
-		}
-		next = max(min(next, until), s.now+time.Microsecond)
-		s.now = next
+	s.now = s.net.Run(s.now, until, s.nodes(nil), s.buf)
+}
+
+// nodes returns the server and the clients as netsim nodes; with obs, each
+// client runs its frames before its packets and obs[i] looks at client i
+// after its frames and before and after each packet.
+func (s *sim) nodes(obs []observer) []netsim.Node {
+	if obs == nil && len(s.simNodes) == 1+len(s.cls) {
+		return s.simNodes
 	}
+	nodes := []netsim.Node{{Endpoint: s.sep, Receive: s.srv.HandlePacket, Advance: s.srv.Advance, Next: s.srv.Next}}
+	for i, sc := range s.cls {
+		nd := netsim.Node{Endpoint: sc.ep,
+			Receive: func(now time.Duration, _ netip.AddrPort, p []byte) { sc.c.HandlePacket(now, p) },
+			Advance: func(now time.Duration) { sc.c.Advance(now) },
+			Next:    func() time.Duration { return sc.c.Next() }}
+		if obs != nil {
+			o := obs[i]
+			nd.AdvanceFirst = true
+			nd.Receive = func(now time.Duration, _ netip.AddrPort, p []byte) {
+				o.beforePacket(sc)
+				sc.c.HandlePacket(now, p)
+				o.afterPacket(sc)
+			}
+			nd.Advance = func(now time.Duration) { sc.c.Advance(now); o.afterFrames(sc) }
+		}
+		nodes = append(nodes, nd)
+	}
+	if obs == nil {
+		s.simNodes = nodes
+	}
+	return nodes
 }

@@ -156,6 +156,9 @@ type harness struct {
 	bots []*bot
 	now  time.Duration
 	buf  []byte
+	// nodes is the server and the bots as netsim runs them, rebuilt when a
+	// bot joins.
+	nodes []netsim.Node
 
 	rec     *recorder
 	meas    *measurer
@@ -339,37 +342,15 @@ func (h *harness) addClient(i int, name string, mode arena.BotMode, input client
 // run steps the match to until: network deliveries, the server's frames,
 // the clients' frames and sends, in time order (virtual time).
 func (h *harness) run(until time.Duration) {
-	for h.now < until {
-		h.net.AdvanceTo(h.now)
-		for {
-			n, from, ok := h.sep.ReadFrom(h.buf)
-			if !ok {
-				break
-			}
-			h.srv.HandlePacket(h.now, from, h.buf[:n])
-		}
+	if len(h.nodes) != 1+len(h.bots) {
+		h.nodes = append(h.nodes[:0], netsim.Node{Endpoint: h.sep, Receive: h.srv.HandlePacket, Advance: h.srv.Advance, Next: h.srv.Next})
 		for _, b := range h.bots {
-			for {
-				n, _, ok := b.ep.ReadFrom(h.buf)
-				if !ok {
-					break
-				}
-				b.c.HandlePacket(h.now, h.buf[:n])
-			}
+			h.nodes = append(h.nodes, netsim.Node{Endpoint: b.ep,
+				Receive: func(now time.Duration, _ netip.AddrPort, p []byte) { b.c.HandlePacket(now, p) },
+				Advance: b.c.Advance, Next: b.c.Next})
 		}
-		h.srv.Advance(h.now)
-		for _, b := range h.bots {
-			b.c.Advance(h.now)
-		}
-		next := h.srv.Next()
-		for _, b := range h.bots {
-			next = min(next, b.c.Next())
-		}
-		if t, ok := h.net.NextDelivery(); ok {
-			next = min(next, t)
-		}
-		h.now = max(min(next, until), h.now+time.Microsecond)
 	}
+	h.now = h.net.Run(h.now, until, h.nodes, h.buf)
 }
 
 // onFrame runs after every server frame: it records the authoritative
