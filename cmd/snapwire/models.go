@@ -44,10 +44,14 @@ func runModels(args []string, stdout io.Writer) error {
 		return enc.Encode(rows)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "model\tplayers\trtt ms\tslow peer\tbytes up/s\tbytes down/s\tinput latency (frames)\taim error mean\taim error p99\tstall frames\tdesyncs\t")
+	fmt.Fprintln(tw, "model\tplayers\trtt ms\tslow peer\tbytes up/s\tbytes down/s\tinput latency (frames)\taim error mean\taim error p99\tstall frames\tdesyncs\thit share\thit share lag comp\tbehind cover lag comp\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%v\t%.0f\t%.0f\t%.1f\t%.2f\t%.2f\t%.0f\t%d\t\n", r.Model, r.Players, r.RTTMS, r.Slow,
-			r.BytesUpPerS, r.BytesDownPerS, r.InputLatencyFrames, r.AimErrorMean, r.AimErrorP99, r.StallFrames, r.Desyncs)
+		hits := "-\t-\t-"
+		if r.Shots > 0 {
+			hits = fmt.Sprintf("%.3f\t%.3f\t%d", r.HitShare, r.HitShareLagComp, r.BehindCoverLagComp)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%v\t%.0f\t%.0f\t%.1f\t%.2f\t%.2f\t%.0f\t%d\t%s\t\n", r.Model, r.Players, r.RTTMS, r.Slow,
+			r.BytesUpPerS, r.BytesDownPerS, r.InputLatencyFrames, r.AimErrorMean, r.AimErrorP99, r.StallFrames, r.Desyncs, hits)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -45,6 +45,12 @@ type Options struct {
 	// the server's position each client shows its opponents: the distance
 	// a player must lead a target.
 	InterpolateOpponents bool
+	// Shots fires hitscan shots at every opponent each client shows in
+	// sight, every frame after the warm-up, and checks them on the server
+	// with and without lag compensation (shots.go; DOOM III §1.1). The
+	// shots change nothing in the match: its frames and bytes are the
+	// same.
+	Shots bool
 	// Progress, if set, is called after every virtual second.
 	Progress func(Second)
 }
@@ -162,6 +168,7 @@ type harness struct {
 	applied map[appliedKey]uint64 // server base hash after each apply
 	warm    bool                  // the warm-up is over
 	live    bool                  // a Live match: no compression measurements
+	shots   *ShotStats            // Options.Shots
 
 	// prediction errors of the current second, and all of them after the
 	// warm-up
@@ -266,6 +273,10 @@ func newHarness(opt Options, extra int) (*harness, error) {
 		OnApply: func(c game.ClientNum, seq snapshot.Seq, base *snapshot.CommonBase) {
 			h.applied[appliedKey{c, h.srv.GameID(), seq}] = base.Hash()
 		},
+	}
+	if opt.Shots {
+		h.shots = &ShotStats{}
+		scfg.LagCompensation = server.LagConfig{Frames: ShotLagFrames, MaxRewind: ShotMaxRewind}
 	}
 	h.srv, err = server.New(scfg, h.sg, settings, server.SendFunc(func(to netip.AddrPort, p []byte) {
 		h.sep.WriteTo(p, to)
@@ -390,6 +401,7 @@ func (h *harness) onFrame(f game.Frame) {
 			h.predError(b, fr, n, f, hasMe && n == me)
 		}
 	}
+	h.shoot(f)
 }
 
 func (h *harness) predError(b *bot, fr *frameRec, n game.EntityNum, f game.Frame, self bool) {

@@ -75,6 +75,9 @@ type Result struct {
 	MeasureErrors   uint64 `json:"measure_errors"`
 	Disconnected    int    `json:"disconnected"`
 
+	// Shots: the hitscan and lag-compensation figures (Options.Shots).
+	Shots *ShotStats `json:"shots,omitempty"`
+
 	WallMS    float64        `json:"wall_ms"`
 	Seconds   []Second       `json:"seconds"`
 	PerClient []ClientResult `json:"per_client"`
@@ -211,6 +214,10 @@ func saved(after, before uint64) float64 {
 
 // finish fills res with the totals of the run.
 func (h *harness) finish(res *Result) {
+	if h.shots != nil {
+		h.shots.finish()
+		res.Shots = h.shots
+	}
 	dur := h.now.Seconds()
 	res.DurationS = round(dur, 3)
 	res.Frames = h.srv.Stats().Frames
