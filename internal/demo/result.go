@@ -77,6 +77,8 @@ type Result struct {
 
 	// Shots: the hitscan and lag-compensation figures (Options.Shots).
 	Shots *ShotStats `json:"shots,omitempty"`
+	// Section8: DOOM III §8's ideas measured (Options.Section8).
+	Section8 *Section8Stats `json:"section8,omitempty"`
 
 	WallMS    float64        `json:"wall_ms"`
 	Seconds   []Second       `json:"seconds"`
@@ -217,6 +219,10 @@ func (h *harness) finish(res *Result) {
 	if h.shots != nil {
 		h.shots.finish()
 		res.Shots = h.shots
+	}
+	if h.sparse != nil {
+		h.sparse.stats.finish()
+		res.Section8 = h.sparse.stats
 	}
 	dur := h.now.Seconds()
 	res.DurationS = round(dur, 3)

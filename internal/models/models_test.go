@@ -1,6 +1,9 @@
 package models
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Acceptance (the quick matrix CI runs): every match stays
 // consistent (no desync, no base or state mismatch), and each claim of
@@ -78,5 +81,42 @@ func TestQuickMatrixLagCompensation(t *testing.T) {
 		if d.HitShareLagComp != d.HitShare || d.RewindMeanFrames != 0 || d.BehindCoverLagComp != 0 {
 			t.Errorf("%d ms: predicted opponents, yet lag compensation rewound %.1f frames (%.3f vs %.3f)", rtt, d.RewindMeanFrames, d.HitShareLagComp, d.HitShare)
 		}
+	}
+}
+
+// Acceptance (the Markdown section of BENCHMARKS.md, from a quick run):
+// every row is in the table, every claim has its sentence with its verdict
+// as Claims computed it, and the §8 ideas have their figures, each saving
+// bytes against the same snapshots with everything written.
+//
+// Guards against: a section with hard-coded verdicts (a flipped claim must
+// change its sentence), rows or ideas left out, a Hold that saved nothing.
+func TestMarkdownFromQuickRun(t *testing.T) {
+	r, err := RunAll(Quick())
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := Markdown(r)
+	t.Log("\n" + md)
+	if got := strings.Count(md, "\n| "); got != len(r.Rows)+1+len(r.Section8.Ideas)+1 {
+		t.Errorf("%d table lines, want %d rows, %d ideas and two headers", got, len(r.Rows), len(r.Section8.Ideas))
+	}
+	for _, c := range r.Claims {
+		if !strings.Contains(md, c.String()) {
+			t.Errorf("claim missing: %s", c)
+		}
+	}
+	if len(r.Section8.Ideas) != 4 {
+		t.Fatalf("%d ideas", len(r.Section8.Ideas))
+	}
+	for _, i := range r.Section8.Ideas {
+		if !(i.After < i.Before) || i.Before <= 0 || !strings.Contains(md, i.Verdict) {
+			t.Errorf("idea %q: %.1f -> %.1f (%s)", i.Name, i.Before, i.After, i.Verdict)
+		}
+	}
+	// A claim that does not hold says so.
+	r.Claims[0].Holds = false
+	if !strings.Contains(Markdown(r), "NOT borne out") {
+		t.Error("a claim that does not hold reads as borne out")
 	}
 }
