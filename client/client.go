@@ -286,6 +286,10 @@ type interpState struct {
 type posRec struct {
 	n       game.EntityNum
 	x, y, z float32
+	// behind is how many frames (fractional) before its frame the state
+	// shown is from: 0 for a predicted entity, the interpolation delay for
+	// an interpolated one (ShownTime).
+	behind float32
 }
 
 type predFrame struct {

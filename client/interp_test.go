@@ -60,6 +60,8 @@ type interpCheck struct {
 	// Movers are predicted: what the client showed at a snapshot's frame
 	// equals the snapshot exactly. Drones are interpolated: they lag.
 	moverChecks, moverWrong, droneChecks, droneLag int
+	// ShownTime: drones at the interpolation point, others at their frame.
+	shownDrones, shownOthers, shownWrong int
 }
 
 func newInterpCheck(t *testing.T, s *sim, sc *simClient, warm time.Duration) *interpCheck {
@@ -185,7 +187,50 @@ func (ic *interpCheck) check(sc *simClient) {
 	}
 }
 
-func (ic *interpCheck) afterFrames(sc *simClient)  { ic.check(sc) }
+func (ic *interpCheck) afterFrames(sc *simClient) {
+	ic.check(sc)
+	ic.checkShown(sc)
+}
+
+// checkShown compares ShownTime at the frame just predicted with the
+// interpolation point of each drone (the time lag compensation rewinds
+// to) and with the frame itself for every predicted entity.
+func (ic *interpCheck) checkShown(sc *simClient) {
+	if *ic.now < ic.warm {
+		return
+	}
+	c := sc.c
+	f := c.Frame()
+	for n := range game.EntityNum(scanEntities) {
+		if !c.InPVS(n) {
+			continue
+		}
+		got, ok := c.ShownTime(n, f)
+		if !ok {
+			continue
+		}
+		want := float64(f)
+		if h := ic.hist[n]; h != nil && h.have > 0 {
+			if h.b.arrived >= f {
+				continue // f was shown before this snapshot came
+			}
+			ic.shownDrones++
+			want = float64(h.b.frame)
+			if h.have == 2 && h.b.frame > h.a.frame {
+				frac := min(max(float64(f-h.b.arrived)/float64(h.b.frame-h.a.frame), 0), 1)
+				want = float64(h.a.frame) + frac*float64(h.b.frame-h.a.frame)
+			}
+		} else {
+			ic.shownOthers++
+		}
+		if d := got - want; d > 1e-3 || d < -1e-3 {
+			ic.shownWrong++
+			if ic.shownWrong <= 10 {
+				ic.t.Errorf("frame %d: entity %d shown at %v, want %v", f, n, got, want)
+			}
+		}
+	}
+}
 func (ic *interpCheck) beforePacket(sc *simClient) {}
 func (ic *interpCheck) afterPacket(sc *simClient)  { ic.check(sc) }
 
@@ -236,6 +281,10 @@ func TestInterpolation(t *testing.T) {
 	// is almost never that snapshot's state.
 	if ic.droneChecks < 200 || ic.droneLag < ic.droneChecks*9/10 {
 		t.Errorf("drones: %d of %d shown positions lag the snapshot", ic.droneLag, ic.droneChecks)
+	}
+	t.Logf("shown times: %d drones, %d predicted entities, %d wrong", ic.shownDrones, ic.shownOthers, ic.shownWrong)
+	if ic.shownDrones < 1000 || ic.shownOthers < 1000 || ic.shownWrong != 0 {
+		t.Errorf("ShownTime: %d drone and %d predicted samples, %d wrong", ic.shownDrones, ic.shownOthers, ic.shownWrong)
 	}
 	checkInvariants(t, s)
 }

@@ -137,11 +137,30 @@ func (c *Client) recordPrediction(f game.Frame) {
 	pf.frame = f
 	pf.pos = pf.pos[:0]
 	for n := range c.pvs.All() {
-		e, _ := c.g.Entity(n)
+		e, typ := c.g.Entity(n)
 		if p, ok := position(e); ok {
-			pf.pos = append(pf.pos, posRec{n: n, x: p[0], y: p[1], z: p[2]})
+			pf.pos = append(pf.pos, posRec{n: n, x: p[0], y: p[1], z: p[2], behind: c.behind(n, typ, f)})
 		}
 	}
+}
+
+// behind is how far before frame f the state shown for entity n at f is
+// from, in frames: 0 when predicted; when interpolated, f less the point
+// between the two snapshot frames interpolate placed it at.
+func (c *Client) behind(n game.EntityNum, typ game.TypeID, f game.Frame) float32 {
+	if c.mode(n, typ) != game.Interpolate {
+		return 0
+	}
+	is := c.interp[n]
+	if is == nil || is.have == 0 {
+		return 0
+	}
+	shown := float64(is.fb)
+	if is.have == 2 && is.fb > is.fa {
+		frac := min(max(float64(f-is.arrived)/float64(is.fb-is.fa), 0), 1)
+		shown = float64(is.fa) + frac*float64(is.fb-is.fa)
+	}
+	return float32(float64(f) - shown)
 }
 
 // PredictedPosition returns the position the client predicted for entity
@@ -158,6 +177,25 @@ func (c *Client) PredictedPosition(n game.EntityNum, f game.Frame) (x, y, z floa
 		}
 	}
 	return 0, 0, 0, false
+}
+
+// ShownTime returns the game time, in frames (fractional), of the state
+// the client showed for entity n at frame f: f for a predicted entity (DOOM
+// III §2), the point between two snapshots for an interpolated one (Quake
+// 3 style), within the last Config.PredictionWindow frames. It is the view
+// time a client claims for a shot under lag compensation (DOOM III §1.1,
+// server.History).
+func (c *Client) ShownTime(n game.EntityNum, f game.Frame) (float64, bool) {
+	pf := &c.preds[int(uint32(f))%len(c.preds)]
+	if pf.frame != f {
+		return 0, false
+	}
+	for _, p := range pf.pos {
+		if p.n == n {
+			return float64(f) - float64(p.behind), true
+		}
+	}
+	return 0, false
 }
 
 // VisualOffset is the render correction for entity n: draw it at its

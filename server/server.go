@@ -94,6 +94,11 @@ type Config struct {
 	// server's base hash, which the client compares with its own (a live
 	// check of DOOM III §4.2's invariant; costs a hash of the base per ack).
 	VerifyBase bool
+	// LagCompensation, with Frames > 0, keeps a History of every player
+	// entity's position (entities implementing Positioner), recorded after
+	// each frame, for hit detection at a client's view time (lagcomp.go;
+	// Half-Life's lag compensation, DOOM III §1.1). Off by default.
+	LagCompensation LagConfig
 	// OnFrame, if set, is called after every game frame (tests record the
 	// authoritative states here).
 	OnFrame func(f game.Frame)
@@ -213,6 +218,9 @@ type Server struct {
 	relMsgs [][]byte
 	stats   Stats
 
+	history *History    // lag compensation; nil: off
+	histPos []EntityPos // scratch for History.Record
+
 	replyTo netip.AddrPort
 	replyFn func([]byte) // bound once: replies to replyTo
 
@@ -310,6 +318,9 @@ func New(cfg Config, g game.Game, settings string, send Sender) (*Server, error)
 	if cfg.TokenKey != nil {
 		s.opener = token.NewOpener(*cfg.TokenKey, cfg.ProtocolID, cfg.PublicAddrs)
 	}
+	if cfg.LagCompensation.Frames > 0 {
+		s.history = NewHistory(cfg.LagCompensation)
+	}
 	if err := s.load(settings); err != nil {
 		return nil, err
 	}
@@ -337,6 +348,9 @@ func (s *Server) load(settings string) error {
 	}
 	s.settings = settings
 	s.gameID = s.newGameID()
+	if s.history != nil {
+		s.history.Reset() // positions on another map mean nothing
+	}
 	s.saved = s.saved[:0]
 	s.unrelAt += uint64(len(s.unrel))
 	s.unrel = s.unrel[:0]
@@ -443,6 +457,9 @@ func (s *Server) frameAt(t time.Duration) {
 	s.g.RunFrame(&s.tick)
 	s.frame = f
 	s.stats.Frames++
+	if s.history != nil {
+		s.recordHistory(f)
+	}
 	s.dispatchEvents()
 	if s.cfg.OnFrame != nil {
 		s.cfg.OnFrame(f)
@@ -458,6 +475,32 @@ func (s *Server) frameAt(t time.Duration) {
 		}
 	}
 }
+
+// recordHistory keeps the positions of the players' entities after frame
+// f (LagCompensation).
+func (s *Server) recordHistory(f game.Frame) {
+	pos := s.histPos[:0]
+	for _, c := range s.slots {
+		if c == nil {
+			continue
+		}
+		n, ok := s.g.PlayerEntity(c.num)
+		if !ok {
+			continue
+		}
+		e, _ := s.g.Entity(n)
+		if p, ok := e.(Positioner); ok {
+			x, y, z := p.Position()
+			pos = append(pos, EntityPos{Num: n, X: x, Y: y, Z: z})
+		}
+	}
+	s.histPos = pos
+	s.history.Record(f, pos)
+}
+
+// History is the lag-compensation history (Config.LagCompensation), nil
+// when it is off.
+func (s *Server) History() *History { return s.history }
 
 func sortCmds(c []game.PlayerCmd) {
 	for i := 1; i < len(c); i++ {

@@ -44,6 +44,16 @@ type Input struct {
 	// same cache. nil encodes every entity through its WriteSnapshot for
 	// this client alone. The snapshot's bits are the same either way.
 	Cache *FrameCache
+	// Hold, when set, is asked for every entity of the PVS that the base
+	// holds with the same type: true leaves it out of this snapshot (not
+	// written, and its base state stays when the snapshot is applied),
+	// which is how a server updates entities at their own rate or stops
+	// updating one the client's prediction carries (DOOM III §8). A new
+	// entity (a spawn) is always written. nil holds nothing. The decoder
+	// cannot tell a held entity from an unchanged one: a client gives it
+	// its base state unless it knows by the same rule that the entity was
+	// held ("snapwire models" measures the bytes §8's ideas save with it).
+	Hold func(n game.EntityNum) bool
 }
 
 // member is a live entity of the PVS being written. It holds no pointer (its
@@ -68,6 +78,7 @@ type Encoder struct {
 	members  []member
 	ents     []game.Entity // without a FrameCache: members[i]'s Entity
 	state    [game.MaxStateBytes]byte
+	hold     func(n game.EntityNum) bool // Input.Hold of the Build under way
 	// stateHint: per StateID, the index of this client's instance in the FrameCache's
 	// states last time (FrameCache.state).
 	stateHint []int32
@@ -114,7 +125,10 @@ func (e *Encoder) Build(w *bitmsg.Writer, in *Input) (Header, error) {
 		return h, fmt.Errorf("%w: a PVS without a World", ErrInput)
 	}
 	p := e.ring.start(h.Seq)
-	if err := e.build(w, in, &h, p); err != nil {
+	e.hold = in.Hold
+	err := e.build(w, in, &h, p)
+	e.hold = nil
+	if err != nil {
 		clear(e.ents)
 		return h, err
 	}
@@ -272,6 +286,9 @@ func (e *Encoder) writeEntities(w *bitmsg.Writer, p *pending) error {
 		m := &e.members[i]
 		btyp, bstate, bbits := e.base.Entity(m.num)
 		spawn := btyp != m.typ
+		if !spawn && e.hold != nil && e.hold(m.num) {
+			continue // held: the base state stands (§8)
+		}
 		mark := w.Len()
 		writeNext(w, i-prev-1)
 		w.WriteBool(spawn)
@@ -312,6 +329,9 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 		be := &e.base.ents[m.num]
 		st, nbits := c.state(ce), int(ce.bits)
 		spawn := be.typ != m.typ
+		if !spawn && e.hold != nil && e.hold(m.num) {
+			continue // held: the base state stands (§8)
+		}
 		if !spawn && int(be.bits) == nbits {
 			nb := uint32(nbits+7) / 8
 			if string(e.base.arena[be.off:be.off+nb]) == string(st[:nb]) {

@@ -23,7 +23,8 @@ func init() {
 func runModels(args []string, stdout io.Writer) error {
 	fs := newFlagSet("models")
 	quick := fs.Bool("quick", false, "2 and 8 players at 50 and 200 ms, 8 s matches (well under a minute)")
-	asJSON := fs.Bool("json", false, "print the rows as a JSON list")
+	asJSON := fs.Bool("json", false, "print the rows, claims and §8 figures as JSON")
+	md := fs.Bool("markdown", false, "print the BENCHMARKS.md section (models.Markdown)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -34,27 +35,45 @@ func runModels(args []string, stdout io.Writer) error {
 	if *quick {
 		o = models.Quick()
 	}
-	rows, err := models.Run(o)
+	res, err := models.RunAll(o)
 	if err != nil {
 		return err
 	}
+	rows := res.Rows
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		return enc.Encode(res)
+	}
+	if *md {
+		_, err := io.WriteString(stdout, models.Markdown(res))
+		return err
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "model\tplayers\trtt ms\tslow peer\tbytes up/s\tbytes down/s\tinput latency (frames)\taim error mean\taim error p99\tstall frames\tdesyncs\t")
+	fmt.Fprintln(tw, "model\tplayers\trtt ms\tslow peer\tbytes up/s\tbytes down/s\tinput latency (frames)\taim error mean\taim error p99\tstall frames\tdesyncs\thit share\thit share lag comp\tbehind cover lag comp\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%v\t%.0f\t%.0f\t%.1f\t%.2f\t%.2f\t%.0f\t%d\t\n", r.Model, r.Players, r.RTTMS, r.Slow,
-			r.BytesUpPerS, r.BytesDownPerS, r.InputLatencyFrames, r.AimErrorMean, r.AimErrorP99, r.StallFrames, r.Desyncs)
+		hits := "-\t-\t-"
+		if r.Shots > 0 {
+			hits = fmt.Sprintf("%.3f\t%.3f\t%d", r.HitShare, r.HitShareLagComp, r.BehindCoverLagComp)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%v\t%.0f\t%.0f\t%.1f\t%.2f\t%.2f\t%.0f\t%d\t%s\t\n", r.Model, r.Players, r.RTTMS, r.Slow,
+			r.BytesUpPerS, r.BytesDownPerS, r.InputLatencyFrames, r.AimErrorMean, r.AimErrorP99, r.StallFrames, r.Desyncs, hits)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout)
-	for _, c := range models.Claims(rows) {
+	for _, c := range res.Claims {
 		fmt.Fprintf(stdout, "- %s\n", c)
+	}
+	if s := res.Section8; s != nil {
+		fmt.Fprintf(stdout, "\nDOOM III §8 ideas, %d players, %d ms:\n", s.Players, s.RTTMS)
+		for _, i := range s.Ideas {
+			fmt.Fprintf(stdout, "- %s: %s %.1f -> %.1f: %s\n", i.Name, i.Figure, i.Before, i.After, i.Verdict)
+			if i.Cost != "" {
+				fmt.Fprintf(stdout, "  cost: %s\n", i.Cost)
+			}
+		}
 	}
 	return nil
 }

@@ -45,6 +45,19 @@ type Options struct {
 	// the server's position each client shows its opponents: the distance
 	// a player must lead a target.
 	InterpolateOpponents bool
+	// Shots fires hitscan shots at every opponent each client shows in
+	// sight, every frame after the warm-up, and checks them on the server
+	// with and without lag compensation (shots.go; DOOM III §1.1). The
+	// shots change nothing in the match: its frames and bytes are the
+	// same.
+	Shots bool
+	// Section8 measures DOOM III §8's ideas on the match's snapshots
+	// (sparse.go): shadow encodings with entities held, and the prediction
+	// error of far opponents. The match itself is unchanged.
+	Section8 bool
+	// SnapshotRate is the server's snapshot rate, 10..60 Hz [0: the
+	// server's default, 20].
+	SnapshotRate int
 	// Progress, if set, is called after every virtual second.
 	Progress func(Second)
 }
@@ -94,6 +107,8 @@ func (o *Options) validate() error {
 		return fmt.Errorf("%w: duration %v (1s..1h)", ErrOptions, o.Duration)
 	case o.Warmup < 0 || o.Warmup >= o.Duration:
 		return fmt.Errorf("%w: warm-up %v (0 up to the duration %v)", ErrOptions, o.Warmup, o.Duration)
+	case o.SnapshotRate != 0 && (o.SnapshotRate < 10 || o.SnapshotRate > 60):
+		return fmt.Errorf("%w: snapshot rate %d (10..60)", ErrOptions, o.SnapshotRate)
 	case o.Mode != arena.BotDeathmatch && o.Mode != arena.BotNeverTouch:
 		return fmt.Errorf("%w: bot mode %d", ErrOptions, o.Mode)
 	}
@@ -165,6 +180,8 @@ type harness struct {
 	applied map[appliedKey]uint64 // server base hash after each apply
 	warm    bool                  // the warm-up is over
 	live    bool                  // a Live match: no compression measurements
+	shots   *ShotStats            // Options.Shots
+	sparse  *sparse               // Options.Section8
 
 	// prediction errors of the current second, and all of them after the
 	// warm-up
@@ -268,7 +285,22 @@ func newHarness(opt Options, extra int) (*harness, error) {
 		OnFrame:       h.onFrame,
 		OnApply: func(c game.ClientNum, seq snapshot.Seq, base *snapshot.CommonBase) {
 			h.applied[appliedKey{c, h.srv.GameID(), seq}] = base.Hash()
+			if h.sparse != nil {
+				for _, b := range h.bots {
+					if b.c.State() == client.Connected && b.c.ClientNum() == c {
+						h.sparse.apply(b, seq)
+					}
+				}
+			}
 		},
+		SnapshotRate: opt.SnapshotRate,
+	}
+	if opt.Shots {
+		h.shots = &ShotStats{}
+		scfg.LagCompensation = server.LagConfig{Frames: ShotLagFrames, MaxRewind: ShotMaxRewind}
+	}
+	if opt.Section8 {
+		h.sparse = newSparse(h)
 	}
 	h.srv, err = server.New(scfg, h.sg, settings, server.SendFunc(func(to netip.AddrPort, p []byte) {
 		h.sep.WriteTo(p, to)
@@ -371,6 +403,7 @@ func (h *harness) onFrame(f game.Frame) {
 			h.predError(b, fr, n, f, hasMe && n == me)
 		}
 	}
+	h.shoot(f)
 }
 
 func (h *harness) predError(b *bot, fr *frameRec, n game.EntityNum, f game.Frame, self bool) {
@@ -397,6 +430,9 @@ func (h *harness) predError(b *bot, fr *frameRec, n game.EntityNum, f game.Frame
 		if steady {
 			b.others.add(d)
 			h.allOthers = append(h.allOthers, d)
+			if h.sparse != nil {
+				h.sparse.farError(b, n, d)
+			}
 		}
 	}
 }
@@ -425,6 +461,9 @@ func (h *harness) onSnapshot(b *bot, s *snapshot.Snapshot) {
 	}
 	if !h.live {
 		h.meas.measure(b.w, b.c.ClientNum(), b.c.CopyBase, s)
+	}
+	if h.sparse != nil {
+		h.sparse.snapshot(b, s)
 	}
 }
 

@@ -75,6 +75,11 @@ type Result struct {
 	MeasureErrors   uint64 `json:"measure_errors"`
 	Disconnected    int    `json:"disconnected"`
 
+	// Shots: the hitscan and lag-compensation figures (Options.Shots).
+	Shots *ShotStats `json:"shots,omitempty"`
+	// Section8: DOOM III §8's ideas measured (Options.Section8).
+	Section8 *Section8Stats `json:"section8,omitempty"`
+
 	WallMS    float64        `json:"wall_ms"`
 	Seconds   []Second       `json:"seconds"`
 	PerClient []ClientResult `json:"per_client"`
@@ -211,6 +216,14 @@ func saved(after, before uint64) float64 {
 
 // finish fills res with the totals of the run.
 func (h *harness) finish(res *Result) {
+	if h.shots != nil {
+		h.shots.finish()
+		res.Shots = h.shots
+	}
+	if h.sparse != nil {
+		h.sparse.stats.finish()
+		res.Section8 = h.sparse.stats
+	}
 	dur := h.now.Seconds()
 	res.DurationS = round(dur, 3)
 	res.Frames = h.srv.Stats().Frames
