@@ -196,7 +196,7 @@ func (ic *interpCheck) afterFrames(sc *simClient) {
 // interpolation point of each drone (the time lag compensation rewinds
 // to) and with the frame itself for every predicted entity.
 func (ic *interpCheck) checkShown(sc *simClient) {
-	if *ic.now < ic.warm {
+	if ic.now() < ic.warm {
 		return
 	}
 	c := sc.c
