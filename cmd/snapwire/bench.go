@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/snapwire/snapwire/internal/bench"
+	"github.com/snapwire/snapwire/internal/models"
 )
 
 func init() {
@@ -68,6 +69,19 @@ func runBench(args []string, stdout io.Writer) error {
 		dir = "."
 	}
 	if dir != "" {
+		// The seeds' network models on the same arena, in the same run (`snapwire models`).
+		mo := models.Full()
+		if *quick {
+			mo = models.Quick()
+		}
+		if !*quiet {
+			fmt.Fprintln(os.Stderr, "network models (snapwire models) ...")
+		}
+		mres, err := models.RunAll(mo)
+		if err != nil {
+			return fmt.Errorf("models: %w", err)
+		}
+		res.Sections = append(res.Sections, models.Markdown(mres))
 		if err := res.WriteFiles(dir, bench.Notes(res)); err != nil {
 			return err
 		}

@@ -286,6 +286,9 @@ func (r *Result) WriteMarkdown(w io.Writer, notes string) error {
 	if notes != "" {
 		p("\n## Notes\n\n%s\n", strings.TrimSpace(notes))
 	}
+	for _, sec := range r.Sections {
+		p("\n%s\n", strings.TrimSpace(sec))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -119,6 +119,9 @@ type Result struct {
 	// Encryption is the per-packet cost of secure sessions, at each
 	// scenario's mean doom3+huff payload.
 	Encryption []Encryption
+	// Sections are further Markdown sections, measured in the same run by other packages
+	// (`snapwire bench` adds the network models' comparison), written after the notes.
+	Sections []string `json:"-"`
 }
 
 // ScenarioInfo describes a recorded scenario.
