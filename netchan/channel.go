@@ -72,6 +72,12 @@ type Config struct {
 	// when it has none). Both ends must hold the same table. The default
 	// is the paper's pipeline, zrle only.
 	Huffman *HuffmanTable
+	// Entropy, when set, is the prior of the adaptive entropy stage (ours,
+	// not the paper's; entropy.go) both ends use: the sender range codes a
+	// body with it when that is shorter than zrle and Huffman, and the
+	// receiver decodes such packets with it (ErrNoEntropyModel when it has
+	// none). Both ends must hold the same model. Default off.
+	Entropy *EntropyModel
 	// Burst is the depth of the rate limiter's token bucket in bytes;
 	// 0 means max(Rate/10, 2*(MTU+28)).
 	Burst int
@@ -161,6 +167,9 @@ type Channel struct {
 	body       []byte
 	stream     []byte
 	hstream    []byte // the body Huffman coded (Config.Huffman), after its length
+	estream    []byte // the body range coded (Config.Entropy), after its length
+	rcEnc      *rcEncoder
+	rcProbs    *[rcContexts]uint16 // the entropy decoder's probabilities
 	packet     []byte
 	clear      time.Duration // rate control: when the bytes sent so far have drained
 	burst      time.Duration
@@ -193,6 +202,9 @@ func New(cfg Config, id ConnID) *Channel {
 	c.rel.init(cfg.MaxReliableBytes)
 	if cfg.Keys != nil {
 		c.crypto = newChannelCrypto(cfg.Keys)
+	}
+	if cfg.Entropy != nil {
+		c.rcEnc, c.rcProbs = &rcEncoder{}, &[rcContexts]uint16{}
 	}
 	if cfg.Rate > 0 {
 		c.burst = time.Duration(int64(cfg.Burst) * int64(time.Second) / int64(cfg.Rate))
@@ -303,6 +315,19 @@ func (c *Channel) Send(now time.Duration, typ MessageType, payload []byte, emit 
 				binary.PutUvarint(c.hstream, uint64(bodyLen))
 				stream = c.hstream[:k+hbytes]
 				flags |= flagHuffman
+			}
+		}
+		// The entropy stage must beat whatever was chosen (the raw body included).
+		limit := bodyLen - 1 - k
+		if flags&(flagCompressed|flagHuffman) != 0 {
+			limit = len(stream) - k - 1
+		}
+		if c.cfg.Entropy != nil && limit > 0 {
+			c.estream = grow(c.estream, k+limit)
+			if n := c.rcEnc.encode(c.cfg.Entropy, c.estream[k:k+limit], body); n >= 0 {
+				binary.PutUvarint(c.estream, uint64(bodyLen))
+				stream = c.estream[:k+n]
+				flags = flags&^(flagCompressed|flagHuffman) | flagCompressed | flagHuffman
 			}
 		}
 	}
@@ -597,6 +622,15 @@ func (c *Channel) decode(hd *header, stream []byte) ([]byte, error) {
 	}
 	c.rbody = grow(c.rbody, int(bl))
 	src := stream[n:]
+	if hd.flags&(flagCompressed|flagHuffman) == flagCompressed|flagHuffman {
+		if c.cfg.Entropy == nil {
+			return nil, ErrNoEntropyModel
+		}
+		if rcDecode(c.cfg.Entropy, c.rcProbs, c.rbody[:bl], src) != nil {
+			return nil, ErrDecompress
+		}
+		return c.rbody[:bl], nil
+	}
 	if hd.flags&flagHuffman != 0 {
 		if c.cfg.Huffman == nil {
 			return nil, ErrNoHuffmanTable

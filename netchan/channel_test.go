@@ -521,7 +521,7 @@ func TestReceiveRejects(t *testing.T) {
 		{"connectionless", AppendConnectionless(nil, []byte("x")), ErrConnectionless},
 		{"reserved flag", mod(good, func(b []byte) []byte { b[0] |= 0x40; return b }), ErrBadFlags},
 		{"encrypted flag on a plaintext channel", mod(good, func(b []byte) []byte { b[0] |= flagEncrypted; return b }), ErrNotEncrypted},
-		{"zrle and Huffman", mod(comp, func(b []byte) []byte { b[0] |= flagHuffman; return b }), ErrBadFlags},
+		{"entropy-coded without a model", mod(comp, func(b []byte) []byte { b[0] |= flagHuffman; return b }), ErrNoEntropyModel},
 		{"Huffman stream truncated", mod(huff, func(b []byte) []byte { return b[:len(b)-1] }), ErrDecompress},
 		{"Huffman stream with a trailing byte", mod(huff, func(b []byte) []byte { return append(b, 0) }), ErrDecompress},
 		{"Huffman stream decoded as zrle", mod(huff, func(b []byte) []byte { b[0] ^= flagHuffman | flagCompressed; return b }), ErrDecompress},

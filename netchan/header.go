@@ -28,7 +28,8 @@ import (
 //	   side received from the peer (unset until it received one).
 //	H  Huffman: the stream is a uvarint body length then the body coded
 //	   with snapwire's static Huffman table (huffman.go; ours, not the
-//	   paper's). C and H together are invalid.
+//	   paper's). C and H together: the stream is a uvarint body length
+//	   then the body range coded with the entropy model (entropy.go; ours).
 //	E  encrypted: everything after the header and, if F, the fragment
 //	   header is ChaCha20-Poly1305 ciphertext followed by a 16-byte tag
 //	   (crypto.go); a channel with Config.Keys sends and accepts only
@@ -93,7 +94,7 @@ func (h *header) parse(b []byte) error {
 		return ErrShortPacket
 	}
 	h.flags = b[0]
-	if h.flags&flagsReserved != 0 || h.flags&(flagCompressed|flagHuffman) == flagCompressed|flagHuffman {
+	if h.flags&flagsReserved != 0 {
 		return ErrBadFlags
 	}
 	h.typ = MessageType(b[1])
@@ -116,6 +117,7 @@ var (
 	ErrReliableGap     = errors.New("netchan: reliable sequence skips undelivered messages")
 	ErrDecompress      = errors.New("netchan: payload decompression failed")
 	ErrNoHuffmanTable  = errors.New("netchan: Huffman-coded packet on a channel without a Huffman table (Config.Huffman)")
+	ErrNoEntropyModel  = errors.New("netchan: entropy-coded packet on a channel without an entropy model (Config.Entropy)")
 	ErrReliableFull    = errors.New("netchan: too many outstanding reliable bytes or messages")
 	ErrReliableTooBig  = errors.New("netchan: reliable message larger than MaxReliableMessageBytes")
 	ErrMessageTooLarge = errors.New("netchan: message larger than MaxMessageBytes or 255 fragments")

@@ -256,3 +256,10 @@ func TestHuffmanTableLoads(t *testing.T) {
 		t.Fatal("HuffmanTable does not hold the generated lengths")
 	}
 }
+
+// TestEntropyModelLoads: the embedded entropy model is well formed.
+func TestEntropyModelLoads(t *testing.T) {
+	if _, err := netchan.NewEntropyModel(entropyModel); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"go/format"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/snapwire/snapwire/examples/arena"
@@ -18,26 +19,47 @@ var update = flag.Bool("update", false, "rewrite examples/arena/huffman_table.go
 // the static Huffman table is not fitted to the very recordings the benchmark reports.
 const huffmanTrainingSeed = 1000
 
-// huffmanFrequencies records every scenario on another map seed and counts the bytes of the
-// DOOM III channel bodies (reliable "apply" messages and snapshot, before compression) at 0%
-// loss, each scenario weighted equally (its counts scaled to 2^24 bytes).
-func huffmanFrequencies(t *testing.T) [256]uint64 {
-	var total [256]uint64
+// trainingBodies records every scenario on another map seed (huffmanTrainingSeed) and keeps
+// the DOOM III channel bodies (reliable "apply" messages and snapshot, before compression) of
+// a pass at 0% loss: the training set of the arena's Huffman table and entropy model. It is
+// recorded once per test binary.
+var trainingBodies = sync.OnceValues(func() ([][][]byte, error) {
+	var all [][][]byte
 	for _, sc := range Scenarios() {
 		sc.Config.Seed += huffmanTrainingSeed
 		rec, err := Record(sc, 300, 140)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		tb, base, err := Tables(rec)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
-		var freq [256]uint64
+		var bodies [][]byte
 		o := FullOptions()
-		o.rawOurs, o.countBytes = true, &freq
+		o.rawOurs, o.keepBodies = true, &bodies
 		if _, _, err := runPass(rec, tb, base, o, 0); err != nil {
-			t.Fatal(err)
+			return nil, err
+		}
+		all = append(all, bodies)
+	}
+	return all, nil
+})
+
+// huffmanFrequencies counts the bytes of the training bodies, each scenario weighted equally
+// (its counts scaled to 2^24 bytes).
+func huffmanFrequencies(t *testing.T) [256]uint64 {
+	all, err := trainingBodies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total [256]uint64
+	for _, bodies := range all {
+		var freq [256]uint64
+		for _, b := range bodies {
+			for _, c := range b {
+				freq[c]++
+			}
 		}
 		var n uint64
 		for _, c := range freq {

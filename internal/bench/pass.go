@@ -23,8 +23,11 @@ import (
 type stageAcc struct {
 	wire             []float64
 	wireOurs         []float64 // DOOM III: pipeOurs
+	wireRC           []float64 // DOOM III: pipeRC
 	oursNS           float64
+	rcNS             float64
 	freq             *[256]uint64 // when set: byte counts of pipeOurs' streams
+	bodies           *[][]byte    // when set: pipeOurs' streams, each kept
 	raw              []float64
 	naive, packed    float64
 	delta            float64
@@ -62,14 +65,17 @@ type ackPkt struct {
 
 // Pipelines: the channel configurations measured, the largest MTU so that a snapshot is one
 // packet and only the 8-byte header (left out of both schemes) is added. pipePaper is DOOM
-// III's (zrle); pipeOurs adds snapwire's static Huffman stage.
+// III's (zrle); pipeOurs adds snapwire's static Huffman stage; pipeRC adds the adaptive
+// entropy stage to that (the arena's entropy model, netchan.Config.Entropy).
 const (
 	pipePaper = iota
 	pipeOurs
+	pipeRC
 	numPipes
 )
 
-var pipeConfigs = [numPipes]netchan.Config{{MTU: 65507}, {MTU: 65507, Huffman: arena.HuffmanTable()}}
+var pipeConfigs = [numPipes]netchan.Config{{MTU: 65507}, {MTU: 65507, Huffman: arena.HuffmanTable()},
+	{MTU: 65507, Huffman: arena.HuffmanTable(), Entropy: arena.EntropyModel()}}
 
 // link is one pipeline's channel pair: the server's end, the client's end, and their
 // capture buffers.
@@ -187,12 +193,13 @@ type client struct {
 
 	// The DOOM III links, one per pipeline, carrying the same messages, and each end's
 	// previous "apply" sequence (proto.Apply is sent as the distance from it). The
-	// decoder reads pipeOurs' deliveries; pipePaper's are checked to be the same bytes.
+	// decoder reads pipeOurs' deliveries; pipePaper's and pipeRC's are checked to be the same bytes.
 	links       [numPipes]*link
 	serverApply snapshot.Seq
 	clientApply snapshot.Seq
 	h           clientHandler
 	paperGot    payloadCopy
+	rcGot       payloadCopy
 }
 
 // buffers shared by a pass.
@@ -255,7 +262,7 @@ func runPass(rec *Recording, t *Q3Tables, base *snapshot.CommonBase, o Options, 
 		cl.h = clientHandler{cl: cl, b: b}
 		clients[c] = cl
 	}
-	d3, q3 := &stageAcc{freq: o.countBytes}, &stageAcc{}
+	d3, q3 := &stageAcc{freq: o.countBytes, bodies: o.keepBodies}, &stageAcc{}
 	prevFrame := rec.Ticks[0].Frame - SnapshotEvery
 	for ti := range rec.Ticks {
 		tk := &rec.Ticks[ti]
@@ -427,16 +434,21 @@ func (cl *client) build(ti int, tk *Tick, rec *Recording, t *Q3Tables, b *passBu
 	// What the channel sent after its 8-byte header, and its body before compression.
 	d3.wire = append(d3.wire, float64(len(p.d3[pipePaper])-netchan.HeaderLen))
 	d3.wireOurs = append(d3.wireOurs, float64(len(p.d3[pipeOurs])-netchan.HeaderLen))
+	d3.wireRC = append(d3.wireRC, float64(len(p.d3[pipeRC])-netchan.HeaderLen))
 	d3.raw = append(d3.raw, float64(len(data)+rel))
 	if d3.freq != nil {
 		for _, c := range p.d3[pipeOurs][netchan.HeaderLen:] {
 			d3.freq[c]++
 		}
 	}
+	if d3.bodies != nil {
+		*d3.bodies = append(*d3.bodies, slices.Clone(p.d3[pipeOurs][netchan.HeaderLen:]))
+	}
 	d3.rel += float64(rel)
 	d3.n++
 	d3.buildNS += buildNS + sendNS[pipePaper]
 	d3.oursNS += buildNS + sendNS[pipeOurs]
+	d3.rcNS += buildNS + sendNS[pipeRC]
 	d3.rawNS += buildNS
 	d3.builds++
 
@@ -533,6 +545,12 @@ func (cl *client) receive(p *packet, rec *Recording, b *passBufs, o Options, d3,
 	}
 	if err := cl.links[pipePaper].cch.Receive(frameTime(p.arrive), p.d3[pipePaper], &cl.paperGot); err != nil {
 		return err
+	}
+	if err := cl.links[pipeRC].cch.Receive(frameTime(p.arrive), p.d3[pipeRC], &cl.rcGot); err != nil {
+		return err
+	}
+	if cl.rcGot.rel != cl.h.rel || !bytes.Equal(cl.rcGot.payload, cl.h.payload) {
+		return fmt.Errorf("snapshot %d: the entropy pipeline delivered other messages", p.seq)
 	}
 	if cl.paperGot.rel != cl.h.rel || !bytes.Equal(cl.paperGot.payload, cl.h.payload) {
 		return fmt.Errorf("snapshot %d: the two pipelines delivered different messages", p.seq)

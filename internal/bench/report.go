@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/snapwire/snapwire/netchan"
 )
 
 // The benchmark targets.
@@ -225,6 +227,18 @@ func (r *Result) WriteMarkdown(w io.Writer, notes string) error {
 		}
 	}
 
+	p("\n## Adaptive entropy stage (ours, not the paper's)\n\n`doom3+rc` is `doom3+huff` with a third stage the channel may choose: the body range coded bit by bit (LZMA's binary range coder), each bit's probability chosen by the %d bits before it, starting every packet from the arena's trained prior (examples/arena/entropy_model.bin, trained on recordings on other map seeds) and adapting within the packet only, since packets are lost. The channel sends it only when it is shorter than both zrle and Huffman, so it is kept exactly where it wins, packet by packet. Bytes are the mean per client-snapshot after the channel header; µs is Build plus the channel's Send per client-snapshot in the pass (the stage's cost beside its saving: the difference of the two columns), and the steady server cost with 256 visible entities, all clients built, from the server cost table's measurement.\n\n", netchan.EntropyContextBits)
+	p("| scenario | loss | doom3+huff bytes | doom3+rc bytes | saving | doom3+huff µs | doom3+rc µs | added µs | server µs, 256 visible, huff / rc |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, s := range r.Scenarios {
+		for _, l := range r.Options.Losses {
+			h, c := r.Find(s.Name, l, EncDoom3Huff), r.Find(s.Name, l, EncDoom3RC)
+			if h == nil || c == nil {
+				continue
+			}
+			p("| %s | %s | %.1f | %.1f | %s | %.1f | %.1f | %+.1f | %.1f / %.1f |\n", s.Name, pct(l), h.BytesMean, c.BytesMean, pct(1-c.BytesMean/h.BytesMean),
+				h.NsPerClientSnapshot/1000, c.NsPerClientSnapshot/1000, (c.NsPerClientSnapshot-h.NsPerClientSnapshot)/1000, h.ServerNS256/1000, c.ServerNS256/1000)
+		}
+	}
 	p("\n## Server cost, allocations, memory (0%% loss)\n\nServer CPU per client-snapshot, steady state, measured as a server spends it: each snapshot frame the shared work (the FrameCache's Prepare with the union of every client's PVS and PrepareStates with every client's non-PVS states) plus, for **every** client, Build + taking the ack (channel and snapshot) + queueing \"apply S\" + the channel's Send (reliable section, compression: zrle for `doom3`, zrle or Huffman for `doom3+huff`), all divided by the client-snapshots built (\"all clients\": the issue's metric, used by the targets). Building all clients' snapshots from one cache is what lets it share the deltas of clients whose base states are equal. \"one client\": client 0's snapshots alone plus a 1/clients share of the shared work, which can never share deltas. Quake 3 = taking the snapshot + writing it with Huffman (client 0), plus a per-client share of filling every entity's fixed state once per frame. \"256 visible\": the same recording with each client's PVS cut or padded to exactly 256 live entities. Each figure is the third of three passes through the recording (%d ticks), acknowledging two snapshots back (100 ms RTT).\n\n", r.Options.Ticks)
 	p("| scenario | PVS | doom3 µs, all clients | doom3 µs, one client | doom3+huff µs, all clients | doom3+huff µs, one client | quake3 µs |\n|---|---|---:|---:|---:|---:|---:|\n")
 	for _, s := range r.Scenarios {

@@ -16,6 +16,7 @@ import (
 const (
 	EncDoom3       = "doom3"         // snapshot.Encoder and its "apply" messages as a netchan.Channel sends them: zrle (3-bit words), the paper's pipeline
 	EncDoom3Huff   = "doom3+huff"    // the same through snapwire's pipeline: zrle or the static Huffman stage, whichever is smaller (netchan.Config.Huffman)
+	EncDoom3RC     = "doom3+rc"      // the same with the adaptive entropy stage as well: zrle, Huffman or range coding, whichever is smallest (netchan.Config.Entropy)
 	EncDoom3Raw    = "doom3-nozrle"  // the same channel bodies before compression
 	EncQuake3      = "quake3"        // the Quake 3 scheme with the fixed Huffman stage
 	EncQuake3NoHuf = "quake3-nohuff" // the same snapshots before Huffman
@@ -39,6 +40,7 @@ type Options struct {
 
 	rawOurs    bool         // pipeOurs uncompressed (TestHuffmanTable counts the bodies' bytes)
 	countBytes *[256]uint64 // when set: byte counts of pipeOurs' channel streams
+	keepBodies *[][]byte    // when set: pipeOurs' channel streams (with rawOurs, the bodies)
 }
 
 // QuickOptions is `snapwire bench --quick`: short recordings, all scenarios and loss rates.
@@ -234,6 +236,8 @@ func measureScenario(rec *Recording, o Options) ([]Row, ScenarioInfo, error) {
 		rd.ReliableBytes = d3.rel / float64(max(d3.n, 1))
 		rdh := mk(EncDoom3Huff, d3, d3.wireOurs, d3.oursNS/float64(max(d3.builds, 1)))
 		rdh.ReliableBytes = rd.ReliableBytes
+		rdc := mk(EncDoom3RC, d3, d3.wireRC, d3.rcNS/float64(max(d3.builds, 1)))
+		rdc.ReliableBytes = rd.ReliableBytes
 		rdr := mk(EncDoom3Raw, d3, d3.raw, d3.rawNS/float64(max(d3.builds, 1)))
 		rdr.ReliableBytes = rd.ReliableBytes
 		rq := mk(EncQuake3, q3, q3.wire, q3.buildNS/float64(max(q3.builds, 1)))
@@ -243,8 +247,9 @@ func measureScenario(rec *Recording, o Options) ([]Row, ScenarioInfo, error) {
 		rqr.DeltaFromDummy = rq.DeltaFromDummy
 		rd.Ratio = rd.BytesMean / rq.BytesMean
 		rdh.Ratio = rdh.BytesMean / rq.BytesMean
+		rdc.Ratio = rdc.BytesMean / rq.BytesMean
 		rdr.Ratio = rdr.BytesMean / rqr.BytesMean
-		for _, r := range []*Row{&rd, &rdh, &rdr, &rq, &rqr} {
+		for _, r := range []*Row{&rd, &rdh, &rdc, &rdr, &rq, &rqr} {
 			s := steady[r.Encoder]
 			r.AllocsPerSnapshot, r.AllocsOneClient, r.MemPerClient = s.allocs, s.allocsOne, s.mem
 			r.ServerNS, r.ServerNSOneClient, r.ServerNS256, r.ServerNS256One = s.ns, s.nsOne, s.ns256, s.ns256One
@@ -260,7 +265,7 @@ func measureScenario(rec *Recording, o Options) ([]Row, ScenarioInfo, error) {
 		for _, r := range []*Row{&rd, &rdh, &rq} {
 			r.ServerCoreShare = (FrameRate*rec.FrameNS + SnapshotRate*float64(rec.Clients)*(rec.VisibleNS+r.ServerNS)) / 1e9
 		}
-		rows = append(rows, rd, rdh, rdr, rq, rqr)
+		rows = append(rows, rd, rdh, rdc, rdr, rq, rqr)
 	}
 	return rows, info, nil
 }

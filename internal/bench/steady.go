@@ -78,7 +78,7 @@ func measureSteady(rec *Recording, t *Q3Tables, base *snapshot.CommonBase, o Opt
 		if pvsKind == "256" {
 			pvs, all = cut, union256
 		}
-		for pipe, encName := range [numPipes]string{EncDoom3, EncDoom3Huff} {
+		for pipe, encName := range [numPipes]string{EncDoom3, EncDoom3Huff, EncDoom3RC} {
 			every, err := serverLoop(rec, base, pvs, all, pipeConfigs[pipe], rec.Clients, b, nil)
 			if err != nil {
 				return nil, err
