@@ -14,11 +14,11 @@ import (
 
 // A client of the guide game (package examples/guide) plays 5 s against a
 // server over a simulated link (30 ms ± 10 ms, 10% loss) in virtual time,
-// jumping from one thing to do to the next. It predicts its dot with the game's own
-// RunFrame, and each snapshot overwrites the dot and re-predicts (DOOM III
-// §2). It holds "forward 2" for 2 s, then lets go, and its dot settles
-// where the server's is. Every "apply S" leaves its common base
-// equal to the server's (§4.2), which Config.VerifyBase checks.
+// jumping from one thing to do to the next. It predicts its dot with the
+// game's own RunFrame, and each snapshot overwrites the dot and
+// re-predicts (DOOM III §2). It holds "forward 2" for 2 s, then lets go,
+// and its dot settles where the server's is. Every "apply S" leaves its
+// common base equal to the server's (§4.2), which Config.VerifyBase checks.
 func Example() {
 	net := netsim.New(7)
 	net.SetDefault(netsim.LinkConfig{Latency: 30 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.1})
