@@ -22,17 +22,13 @@ import (
 	"github.com/snapwire/snapwire/token"
 )
 
-// Sender sends one UDP datagram; pkt is valid only during the call. It has
-// the shape of server.Sender.
-type Sender interface {
-	Send(to netip.AddrPort, pkt []byte)
-}
-
-// SendFunc adapts a function to Sender.
-type SendFunc func(to netip.AddrPort, pkt []byte)
-
-// Send implements Sender.
-func (f SendFunc) Send(to netip.AddrPort, pkt []byte) { f(to, pkt) }
+// Sender (one UDP datagram out; pkt is valid only during the call) and
+// SendFunc, which adapts a function to it, are package proto's, shared
+// with the server.
+type (
+	Sender   = proto.Sender
+	SendFunc = proto.SendFunc
+)
 
 // InputSource produces the local player's command for frame f (a human's
 // input or a bot). It is called once per client frame, before the frame is

@@ -24,16 +24,12 @@ import (
 	"github.com/snapwire/snapwire/token"
 )
 
-// Sender sends one UDP datagram; pkt is valid only during the call.
-type Sender interface {
-	Send(to netip.AddrPort, pkt []byte)
-}
+// Sender sends one UDP datagram; pkt is valid only during the call. The
+// server and the client share the one type of package proto.
+type Sender = proto.Sender
 
 // SendFunc adapts a function to Sender.
-type SendFunc func(to netip.AddrPort, pkt []byte)
-
-// Send implements Sender.
-func (f SendFunc) Send(to netip.AddrPort, pkt []byte) { f(to, pkt) }
+type SendFunc = proto.SendFunc
 
 // Config configures a server. Zero fields take the defaults in brackets.
 type Config struct {
