@@ -1,8 +1,12 @@
 package client
 
+// The client core: its configuration and the interfaces it takes (input,
+// sender, positions), the Client and its counters, the driver's calls
+// (Advance, HandlePacket, Next, Disconnect) and what the game and the
+// renderer read. The handshake is in handshake.go, the connected session's
+// messages in session.go, prediction, smoothing and commands in predict.go.
+
 import (
-	crand "crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"iter"
@@ -18,17 +22,13 @@ import (
 	"github.com/snapwire/snapwire/token"
 )
 
-// Sender sends one UDP datagram; pkt is valid only during the call. It has
-// the shape of server.Sender.
-type Sender interface {
-	Send(to netip.AddrPort, pkt []byte)
-}
-
-// SendFunc adapts a function to Sender.
-type SendFunc func(to netip.AddrPort, pkt []byte)
-
-// Send implements Sender.
-func (f SendFunc) Send(to netip.AddrPort, pkt []byte) { f(to, pkt) }
+// Sender (one UDP datagram out; pkt is valid only during the call) and
+// SendFunc, which adapts a function to it, are package proto's, shared
+// with the server.
+type (
+	Sender   = proto.Sender
+	SendFunc = proto.SendFunc
+)
 
 // InputSource produces the local player's command for frame f (a human's
 // input or a bot). It is called once per client frame, before the frame is
@@ -184,12 +184,6 @@ var (
 	ErrProtocol = errors.New("client: server broke the protocol")
 )
 
-// Game reloads a server may ask for: at most maxLoads per loadWindow.
-const (
-	maxLoads   = 8
-	loadWindow = 10 * time.Second
-)
-
 // RefusedError is the server's refusal or disconnect reason.
 type RefusedError struct{ Reason proto.Reason }
 
@@ -232,46 +226,6 @@ type dormant struct {
 // storage) get a copy kept aside and a Spawn on re-entry.
 type putter interface {
 	Put(n game.EntityNum, typ game.TypeID, e game.Entity) error
-}
-
-// smoothing holds the render correction offsets (VisualOffset) in a table
-// by entity number plus the list of those in use: nothing is allocated per
-// correction.
-type smoothing struct {
-	off  [game.MaxEntities][3]float32
-	on   [game.MaxEntities]bool
-	list []game.EntityNum
-}
-
-func (s *smoothing) add(n game.EntityNum, d [3]float32) {
-	if !s.on[n] {
-		s.on[n] = true
-		s.off[n] = [3]float32{}
-		s.list = append(s.list, n)
-	}
-	s.off[n][0] += d[0]
-	s.off[n][1] += d[1]
-	s.off[n][2] += d[2]
-}
-
-func (s *smoothing) remove(n game.EntityNum) {
-	if !s.on[n] {
-		return
-	}
-	s.on[n] = false
-	for i, m := range s.list {
-		if m == n {
-			s.list = append(s.list[:i], s.list[i+1:]...)
-			break
-		}
-	}
-}
-
-func (s *smoothing) reset() {
-	for _, n := range s.list {
-		s.on[n] = false
-	}
-	s.list = s.list[:0]
 }
 
 type interpState struct {
@@ -471,45 +425,6 @@ func New(cfg Config, g game.Game, input InputSource, send Sender) (*Client, erro
 	}
 	c.emitFn = c.emit
 	return c, nil
-}
-
-// Connect starts the handshake with the server at addr (DOOM III §3;
-// docs/PROTOCOL.md ("Session protocol")): getchallenge, challenge, connect, accept.
-func (c *Client) Connect(now time.Duration, addr netip.AddrPort) {
-	c.server = addr
-	var nonce [8]byte
-	if _, err := crand.Read(nonce[:]); err != nil {
-		c.nonce = c.rng.Uint64()
-	} else {
-		c.nonce = binary.LittleEndian.Uint64(nonce[:])
-	}
-	c.state = Challenging
-	c.err = nil
-	c.deadline = now + c.cfg.ConnectTimeout
-	c.lastNow = now
-	c.sendHandshake(now)
-}
-
-func (c *Client) sendOOB(payload []byte) {
-	c.oob = netchan.AppendConnectionless(c.oob[:0], payload)
-	c.send.Send(c.server, c.oob)
-}
-
-func (c *Client) sendHandshake(now time.Duration) {
-	c.retryAt = now + c.cfg.ConnectRetry
-	switch c.state {
-	case Challenging:
-		c.sendOOB(proto.GetChallenge{Nonce: c.nonce}.Append(nil))
-	case Connecting:
-		m := proto.Connect{
-			Nonce: c.nonce, Cookie: c.cookie, Version: proto.Version,
-			RegistryHash: c.reg.Hash(), Password: c.cfg.Password, Name: c.cfg.Name,
-		}
-		if c.cfg.Token != nil {
-			m.Token = c.cfg.Token.AppendPrivate(nil)
-		}
-		c.sendOOB(m.Append(nil))
-	}
 }
 
 // State is the connection state; Err says why it is Disconnected.
@@ -752,203 +667,5 @@ func (c *Client) HandlePacket(now time.Duration, pkt []byte) {
 	}
 	if c.ch.LastReceivedSequence() != before {
 		c.lastRecv = now
-	}
-}
-
-func (c *Client) handleConnectionless(now time.Duration, p []byte) {
-	kind, ok := proto.ConnectionlessKind(p)
-	if !ok {
-		return
-	}
-	switch kind {
-	case proto.KindChallenge:
-		m, err := proto.ParseChallenge(p)
-		if err != nil || m.Nonce != c.nonce || c.state != Challenging {
-			return
-		}
-		c.cookie = m.Cookie
-		c.state = Connecting
-		c.sendHandshake(now)
-	case proto.KindAccept:
-		m, err := proto.ParseAccept(p)
-		if err != nil || m.Nonce != c.nonce || c.state != Connecting {
-			return
-		}
-		c.me = m.Client
-		c.frameDur = time.Duration(m.FrameDur) * time.Microsecond
-		cfg := c.cfg.Channel
-		if t := c.cfg.Token; t != nil {
-			cfg.Keys = &netchan.Keys{Send: t.ClientToServerKey, Recv: t.ServerToClientKey}
-		}
-		c.ch = netchan.New(cfg, m.ConnID)
-		c.state = Connected
-		c.lastRecv = now
-		c.nextSend = now
-		if err := c.loadGame(m.GameID, m.Settings); err != nil {
-			c.fail(err)
-		}
-	case proto.KindRefuse:
-		m, err := proto.ParseRefuse(p)
-		if err != nil || m.Nonce != c.nonce || (c.state != Connecting && c.state != Challenging) {
-			return
-		}
-		c.fail(&RefusedError{Reason: m.Reason})
-	}
-}
-
-// loadGame loads the game the server names and initialises the common
-// base from the map right after loading (DOOM III §8), as the server did.
-func (c *Client) loadGame(id game.GameID, settings string) error {
-	if err := c.g.Load(settings); err != nil {
-		return fmt.Errorf("client: load %q: %w", settings, err)
-	}
-	dec, err := snapshot.NewDecoder(c.reg)
-	if err != nil {
-		return err
-	}
-	if err := dec.Base().Init(c.g, nil); err != nil {
-		return err
-	}
-	c.stats.LoadGames++
-	c.dec = dec
-	c.lastApply = 0 // the server resets its own when the client enters the game
-	c.gameID, c.settings = id, settings
-	c.clockSet, c.haveSnap = false, false
-	c.cf, c.snapSeq, c.snapFrame = 0, 0, 0
-	c.cmds = [cmdRing]ownCmd{}
-	c.lastCmd = game.UserCmd{}
-	c.firstCmd = 0
-	c.leads = c.leads[:0]
-	c.others = c.others[:0]
-	c.pvs.Clear()
-	*c.dormant = [game.MaxEntities]dormant{}
-	clear(c.interp)
-	c.offsets.reset()
-	c.sentN = 0
-	c.knownArrived, c.lastSentLast = 0, 0
-	for i := range c.preds {
-		c.preds[i].frame = -1
-	}
-	if c.cfg.TargetLead > 0 {
-		c.target = c.cfg.TargetLead
-	} else {
-		c.target = c.frameDur
-	}
-	return nil
-}
-
-// handler receives the channel's messages.
-type handler Client
-
-func (h *handler) Reliable(msg []byte) {
-	c := (*Client)(h)
-	kind, ok := proto.ReliableKind(msg)
-	if !ok {
-		return
-	}
-	switch kind {
-	case proto.RelApply, proto.RelApplyVerified:
-		if c.dec == nil {
-			return
-		}
-		m, err := proto.ParseApply(msg, c.lastApply)
-		if err != nil {
-			c.stats.ApplyErrors++
-			return
-		}
-		c.lastApply = m.Seq
-		if err := c.dec.Apply(snapshot.ApplyMessage{Seq: m.Seq}); err != nil {
-			c.stats.ApplyErrors++
-			return
-		}
-		c.stats.Applies++
-		if m.BaseHash != 0 {
-			c.stats.BaseChecks++
-			if uint32(c.dec.Base().Hash())|1 != m.BaseHash {
-				c.stats.BaseMismatches++
-			}
-		}
-		if c.cfg.OnApply != nil {
-			c.cfg.OnApply(m.Seq, c.dec.Base())
-		}
-	case proto.RelEvents:
-		id, n, body, err := proto.ParseEventsHeader(msg)
-		if err != nil || id != c.gameID {
-			return
-		}
-		c.r.Reset(body, len(body)*8)
-		for range n {
-			ev := &c.relEv
-			*ev = game.Event{}
-			if ev.Read(&c.r, c.evbuf[:]) != nil {
-				return
-			}
-			ev.Reliable = true
-			c.stats.ReliableEvents++
-			c.deliver(ev, true)
-		}
-	case proto.RelDisconnect:
-		m, err := proto.ParseDisconnect(msg)
-		if err != nil {
-			m.Reason = proto.ReasonProtocolError
-		}
-		c.fail(&RefusedError{Reason: m.Reason})
-	}
-}
-
-func (h *handler) Unreliable(typ netchan.MessageType, msg []byte) {
-	c := (*Client)(h)
-	if c.state != Connected {
-		return
-	}
-	id, body, err := proto.ParseServerHeader(msg)
-	if err != nil {
-		return
-	}
-	switch typ {
-	case proto.TypeLoadGame:
-		settings, err := proto.ParseLoadGame(body)
-		if err != nil || id == c.gameID {
-			return
-		}
-		// Loading a game is costly: a server asking for one after another
-		// is hostile or broken.
-		if c.lastNow-c.loadsStart > loadWindow {
-			c.loadsStart, c.loads = c.lastNow, 0
-		}
-		if c.loads++; c.loads > maxLoads {
-			c.fail(fmt.Errorf("%w: %d game loads within %v", ErrProtocol, c.loads, loadWindow))
-			return
-		}
-		if err := c.loadGame(id, settings); err != nil {
-			c.fail(err)
-		}
-	case proto.TypeSnapshot:
-		if id != c.gameID || c.dec == nil {
-			c.stats.WrongGame++
-			return
-		}
-		if c.cfg.OnSnapshotData != nil {
-			c.cfg.OnSnapshotData(body, c.dec.Base())
-		}
-		c.stats.SnapshotBytes += uint64(len(body))
-		c.r.Reset(body, len(body)*8)
-		if err := c.dec.Decode(&c.r, &c.snap); err != nil {
-			c.stats.DecodeErrors++
-			return
-		}
-		c.onSnapshot(c.lastNow)
-	}
-}
-
-// deliver passes an event to its entity (in the world, or dormant).
-func (c *Client) deliver(ev *game.Event, reliable bool) {
-	if c.cfg.OnEvent != nil {
-		c.cfg.OnEvent(ev, reliable)
-	}
-	e, _, _ := c.Entity(ev.Entity)
-	if rcv, ok := e.(game.EventReceiver); ok {
-		ev.Payload(&c.evr)
-		rcv.ReceiveEvent(ev.ID, ev.Frame, &c.evr)
 	}
 }

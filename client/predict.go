@@ -1,5 +1,12 @@
 package client
 
+// Prediction (DOOM III §2, §3.3): the game clock steered by the server's
+// lead reports, each frame's own command sampled and the entities in the
+// PVS predicted (or interpolated, per type), snapshots written into the
+// world and re-predicted from their frame, the prediction error measured,
+// the render smoothing that blends out corrections, and the command
+// messages.
+
 import (
 	"fmt"
 	"math"
@@ -196,6 +203,46 @@ func (c *Client) ShownTime(n game.EntityNum, f game.Frame) (float64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// smoothing holds the render correction offsets (VisualOffset) in a table
+// by entity number plus the list of those in use: nothing is allocated per
+// correction.
+type smoothing struct {
+	off  [game.MaxEntities][3]float32
+	on   [game.MaxEntities]bool
+	list []game.EntityNum
+}
+
+func (s *smoothing) add(n game.EntityNum, d [3]float32) {
+	if !s.on[n] {
+		s.on[n] = true
+		s.off[n] = [3]float32{}
+		s.list = append(s.list, n)
+	}
+	s.off[n][0] += d[0]
+	s.off[n][1] += d[1]
+	s.off[n][2] += d[2]
+}
+
+func (s *smoothing) remove(n game.EntityNum) {
+	if !s.on[n] {
+		return
+	}
+	s.on[n] = false
+	for i, m := range s.list {
+		if m == n {
+			s.list = append(s.list[:i], s.list[i+1:]...)
+			break
+		}
+	}
+}
+
+func (s *smoothing) reset() {
+	for _, n := range s.list {
+		s.on[n] = false
+	}
+	s.list = s.list[:0]
 }
 
 // VisualOffset is the render correction for entity n: draw it at its

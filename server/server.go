@@ -1,9 +1,13 @@
 package server
 
+// The server core: its configuration, the Server and its counters, the
+// fixed-rate frame loop a driver runs with Advance and HandlePacket (DOOM
+// III §2), map changes, and the per-client controls (kick, statistics,
+// snapshot rate). The handshake is in handshake.go, events in events.go,
+// each client's channel, commands and snapshots in conn.go.
+
 import (
-	"crypto/hmac"
 	crand "crypto/rand"
-	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -20,16 +24,12 @@ import (
 	"github.com/snapwire/snapwire/token"
 )
 
-// Sender sends one UDP datagram; pkt is valid only during the call.
-type Sender interface {
-	Send(to netip.AddrPort, pkt []byte)
-}
+// Sender sends one UDP datagram; pkt is valid only during the call. The
+// server and the client share the one type of package proto.
+type Sender = proto.Sender
 
 // SendFunc adapts a function to Sender.
-type SendFunc func(to netip.AddrPort, pkt []byte)
-
-// Send implements Sender.
-func (f SendFunc) Send(to netip.AddrPort, pkt []byte) { f(to, pkt) }
+type SendFunc = proto.SendFunc
 
 // Config configures a server. Zero fields take the defaults in brackets.
 type Config struct {
@@ -228,16 +228,6 @@ type Server struct {
 	usedTokens tokenTable
 	connects   attemptTable[netip.AddrPort] // per cookie
 	pwFails    attemptTable[netip.Addr]     // per IP address
-}
-
-// savedEvent is a saved event with its own copy of the payload. ev.Data is
-// left nil: entries move inside s.saved (removals shift them, appends may
-// reallocate), so a slice into data would point at another entry's bytes.
-// savedMessages rebuilds Data from the entry itself.
-type savedEvent struct {
-	ev   game.Event
-	n    int // payload bytes in data
-	data [game.MaxEventBytes]byte
 }
 
 // Stats are server-wide counters.
@@ -510,155 +500,6 @@ func sortCmds(c []game.PlayerCmd) {
 	}
 }
 
-// dispatchEvents sends this frame's reliable events to every client in
-// the game, keeps the saved ones for late joiners and logs the unreliable
-// ones for each client's next snapshot (DOOM III §5, §8).
-func (s *Server) dispatchEvents() {
-	evs := s.events.Events()
-	if len(evs) == 0 {
-		return
-	}
-	rel := s.relEvs[:0]
-	for i := range evs {
-		ev := evs[i]
-		if !ev.Reliable {
-			s.stats.UnreliableEvents++
-			s.logUnreliable(ev)
-			continue
-		}
-		s.stats.ReliableEvents++
-		rel = append(rel, ev)
-		if ev.Save {
-			s.save(ev)
-		}
-	}
-	s.relEvs = rel
-	// Trim the unreliable log: nobody needs entries older than every
-	// client's cursor; past 4096 entries the oldest are dropped anyway.
-	min := s.unrelAt + uint64(len(s.unrel))
-	for _, c := range s.slots {
-		if c != nil && c.evCursor < min {
-			min = c.evCursor
-		}
-	}
-	if len(s.unrel) > maxUnreliableLog {
-		min = max(min, s.unrelAt+uint64(len(s.unrel))-maxUnreliableLog)
-	}
-	if k := int(min - s.unrelAt); k > 0 {
-		s.unrel = append(s.unrel[:0], s.unrel[k:]...)
-		copy(s.unrelData, s.unrelData[k:k+len(s.unrel)])
-		for i := range s.unrel {
-			s.unrel[i].Data = s.unrelData[i][:len(s.unrel[i].Data)]
-		}
-		s.unrelAt = min
-	}
-	if len(rel) == 0 {
-		return
-	}
-	msgs := s.eventMessages(rel)
-	for _, c := range s.slots {
-		if c != nil && c.inGame {
-			for _, m := range msgs {
-				if !c.queueReliable(m) {
-					break
-				}
-			}
-		}
-	}
-}
-
-// maxUnreliableLog bounds the unreliable event log: a client whose
-// snapshots were skipped for that many events loses the oldest.
-const maxUnreliableLog = 4096
-
-// logUnreliable appends a copy of ev to the unreliable event log; its
-// payload lives in unrelData, reused, so logging allocates nothing once
-// the log has reached its working size.
-func (s *Server) logUnreliable(ev game.Event) {
-	i := len(s.unrel)
-	if i == len(s.unrelData) {
-		s.unrelData = append(s.unrelData, [game.MaxEventBytes]byte{})
-		s.unrelData = s.unrelData[:cap(s.unrelData)]
-		for j := range s.unrel { // the arrays moved
-			s.unrel[j].Data = s.unrelData[j][:len(s.unrel[j].Data)]
-		}
-	}
-	n := copy(s.unrelData[i][:], ev.Data)
-	ev.Data = s.unrelData[i][:n]
-	s.unrel = append(s.unrel, ev)
-}
-
-// save keeps ev for late joiners. Only the latest saved event per (entity,
-// event id) is kept: each saved event is expected to carry the state it
-// leads to (a door's "now open"), so replaying the latest reproduces the
-// state; at most MaxSavedEvents are kept, the oldest dropped first.
-func (s *Server) save(ev game.Event) {
-	for i := range s.saved {
-		if s.saved[i].ev.Entity == ev.Entity && s.saved[i].ev.ID == ev.ID {
-			s.saved = append(s.saved[:i], s.saved[i+1:]...)
-			break
-		}
-	}
-	if len(s.saved) >= s.cfg.MaxSavedEvents {
-		s.saved = append(s.saved[:0], s.saved[1:]...)
-	}
-	s.saved = append(s.saved, savedEvent{ev: ev})
-	se := &s.saved[len(s.saved)-1]
-	se.n = copy(se.data[:], ev.Data)
-	se.ev.Data = nil
-}
-
-// eventMessages packs events into reliable events messages of at most
-// proto.MaxEventsMessageBytes bytes each. The result aliases s until the
-// next call.
-func (s *Server) eventMessages(evs []game.Event) [][]byte {
-	s.relMsgs = s.relMsgs[:0]
-	s.relArena = s.relArena[:0]
-	s.relEnds = s.relEnds[:0]
-	i := 0
-	for i < len(evs) {
-		s.evw.Reset(s.evbuf[proto.EventsHeaderLen:])
-		n := 0
-		for i < len(evs) && n < 255 {
-			before := s.evw.Len()
-			if game.EventWireBits(evs[i].Bits) > s.evw.BitsLeft() || evs[i].Write(&s.evw) != nil {
-				s.evw.Truncate(before)
-				if n == 0 { // cannot happen: an event is at most 296 bytes
-					i++
-				}
-				break
-			}
-			n++
-			i++
-		}
-		if n == 0 {
-			continue
-		}
-		body := s.evw.Bytes()
-		start := len(s.relArena)
-		s.relArena = proto.AppendEventsHeader(s.relArena, s.gameID, n)
-		s.relArena = append(s.relArena, body...)
-		s.relEnds = append(s.relEnds, [2]int{start, len(s.relArena)})
-	}
-	// The arena may have moved while growing: slice it once it is whole.
-	for _, e := range s.relEnds {
-		s.relMsgs = append(s.relMsgs, s.relArena[e[0]:e[1]:e[1]])
-	}
-	return s.relMsgs
-}
-
-func (s *Server) savedMessages() [][]byte {
-	evs := s.savedEvs[:0]
-	for i := range s.saved {
-		se := &s.saved[i]
-		ev := se.ev
-		ev.Data = se.data[:se.n]
-		evs = append(evs, ev)
-	}
-	s.savedEvs = evs
-	return s.eventMessages(evs)
-}
-
 // ChangeMap loads a new game (DOOM III §3.1): a new game id, the map
 // loaded, the map base re-initialised, every player re-added. Each client
 // is sent "load game" until its messages carry the new id; then it gets
@@ -779,213 +620,4 @@ func (s *Server) BaseHash(n game.ClientNum) (uint64, snapshot.Seq, bool) {
 	}
 	b := s.slots[n].enc.Base()
 	return b.Hash(), b.Seq(), true
-}
-
-// cookie computes the stateless challenge cookie for addr in time bucket
-// b: HMAC-SHA256(secret, addr 16 bytes | port 2 | bucket 8) truncated to
-// 16 bytes.
-func (s *Server) cookie(addr netip.AddrPort, b int64) proto.Cookie {
-	m := hmac.New(sha256.New, s.cfg.Secret)
-	var buf [26]byte
-	a := addr.Addr().As16()
-	copy(buf[:16], a[:])
-	binary.LittleEndian.PutUint16(buf[16:], addr.Port())
-	binary.LittleEndian.PutUint64(buf[18:], uint64(b))
-	m.Write(buf[:])
-	var c proto.Cookie
-	copy(c[:], m.Sum(nil))
-	return c
-}
-
-func (s *Server) bucket(now time.Duration) int64 { return int64(now / s.cfg.CookieLifetime) }
-
-func (s *Server) cookieValid(now time.Duration, addr netip.AddrPort, c proto.Cookie) bool {
-	b := s.bucket(now)
-	for _, k := range [2]int64{b, b - 1} {
-		want := s.cookie(addr, k)
-		if hmac.Equal(want[:], c[:]) {
-			return true
-		}
-	}
-	return false
-}
-
-// SendConnectionless sends a connectionless packet (0xFFFFFFFF, then
-// payload) to to through the server's Sender, from its socket: a Quake 3
-// master heartbeat, for one, which the master verifies by a getinfo to
-// the address it came from.
-func (s *Server) SendConnectionless(to netip.AddrPort, payload []byte) { s.sendOOB(to, payload) }
-
-func (s *Server) sendOOB(to netip.AddrPort, payload []byte) {
-	s.oob = netchan.AppendConnectionless(s.oob[:0], payload)
-	s.send.Send(to, s.oob)
-}
-
-// handleConnectionless answers the handshake. Nothing is stored for an
-// address until its connect carries a valid cookie, which proves the
-// sender receives at that address.
-func (s *Server) handleConnectionless(now time.Duration, from netip.AddrPort, p []byte) {
-	if !proto.IsHandshake(p) {
-		if len(p) > 0 && s.cfg.OnConnectionless != nil {
-			s.stats.Queries++
-			s.replyTo = from
-			s.cfg.OnConnectionless(now, from, p, s.replyFn)
-		}
-		return
-	}
-	kind, _ := proto.ConnectionlessKind(p)
-	switch kind {
-	case proto.KindGetChallenge:
-		m, err := proto.ParseGetChallenge(p)
-		if err != nil {
-			return
-		}
-		s.stats.Challenges++
-		s.sendOOB(from, proto.Challenge{Nonce: m.Nonce, Cookie: s.cookie(from, s.bucket(now))}.Append(nil))
-	case proto.KindConnect:
-		m, err := proto.ParseConnect(p)
-		if err != nil {
-			return
-		}
-		s.connect(now, from, m)
-	}
-}
-
-func (s *Server) refuse(to netip.AddrPort, nonce uint64, why proto.Reason) {
-	s.stats.Refused++
-	s.logRefusal(to, why)
-	// The client names the reason itself (proto.Reason.String); no text,
-	// so a refusal is a few bytes whatever the reason.
-	s.sendOOB(to, proto.Refuse{Nonce: nonce, Reason: why}.Append(nil))
-}
-
-// tokenRefusal maps an error of token.Opener.Open to the reason sent.
-func tokenRefusal(err error) proto.Reason {
-	switch {
-	case errors.Is(err, token.ErrExpired):
-		return proto.ReasonTokenExpired
-	case errors.Is(err, token.ErrWrongProtocol):
-		return proto.ReasonTokenWrongProto
-	case errors.Is(err, token.ErrWrongServer):
-		return proto.ReasonTokenWrongServer
-	default:
-		return proto.ReasonTokenInvalid
-	}
-}
-
-// connect handles a connect request. Its cookie proves the source
-// receives at its address before anything is stored for it; the request
-// is padded (proto.ConnectLen) above the size of any answer.
-func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect) {
-	if !s.cookieValid(now, from, m.Cookie) {
-		s.stats.BadCookies++
-		s.refuse(from, m.Nonce, proto.ReasonBadCookie)
-		return
-	}
-	// A repeated connect (the accept was lost): answer again.
-	for _, c := range s.slots {
-		if c != nil && c.addr == from && c.nonce == m.Nonce {
-			s.sendOOB(from, s.accept(c))
-			return
-		}
-	}
-	bucket := s.bucket(now)
-	at, pw := s.connects.get(from, bucket), s.pwFails.get(from.Addr(), bucket)
-	if at == nil || pw == nil || at.connects >= s.cfg.MaxConnectAttempts || pw.pwFails >= s.cfg.MaxPasswordFailures {
-		s.stats.Throttled++
-		s.refuse(from, m.Nonce, proto.ReasonTooManyAttempts)
-		return
-	}
-	at.connects++
-	var priv *token.Private
-	if s.opener != nil {
-		if len(m.Token) == 0 {
-			s.stats.TokensRefused++
-			s.refuse(from, m.Nonce, proto.ReasonTokenRequired)
-			return
-		}
-		p, err := s.opener.Open(m.Token, s.cfg.WallClock())
-		if err != nil {
-			s.stats.TokensRefused++
-			s.refuse(from, m.Nonce, tokenRefusal(err))
-			return
-		}
-		// A token binds to the first address that uses it, and serves one
-		// session (the same request again is answered above).
-		if why := s.usedTokens.use(p.MAC, from, m.Nonce, p.Expires); why != proto.ReasonNone {
-			s.stats.TokensRefused++
-			s.refuse(from, m.Nonce, why)
-			return
-		}
-		priv = p
-	} else {
-		if len(m.Token) > 0 {
-			s.refuse(from, m.Nonce, proto.ReasonTokenUnsupported)
-			return
-		}
-		n := 0
-		for _, c := range s.slots {
-			if c != nil && c.addr.Addr() == from.Addr() {
-				n++
-			}
-		}
-		if n >= s.cfg.MaxClientsPerIP {
-			s.stats.Throttled++
-			s.refuse(from, m.Nonce, proto.ReasonTooManyFromIP)
-			return
-		}
-	}
-	switch {
-	case m.Version != proto.Version:
-		s.refuse(from, m.Nonce, proto.ReasonWrongVersion)
-		return
-	case m.RegistryHash != s.reg.Hash():
-		s.refuse(from, m.Nonce, proto.ReasonWrongRegistry)
-		return
-	case s.cfg.Password != "" && !hmac.Equal([]byte(m.Password), []byte(s.cfg.Password)):
-		pw.pwFails++
-		s.refuse(from, m.Nonce, proto.ReasonWrongPassword)
-		return
-	}
-	slot := -1
-	for i, c := range s.slots {
-		if c == nil {
-			slot = i
-			break
-		}
-	}
-	if slot < 0 {
-		s.refuse(from, m.Nonce, proto.ReasonServerFull)
-		return
-	}
-	var id netchan.ConnID
-	for id == 0 || s.byID[id] != nil {
-		id = netchan.ConnID(s.ids.Uint32())
-	}
-	c := newClient(s, game.ClientNum(slot), id, from, m, now, priv)
-	s.snapCache.Invalidate()
-	if err := s.g.ClientConnected(c.num); err != nil {
-		s.refuse(from, m.Nonce, proto.ReasonServerFull)
-		return
-	}
-	s.slots[slot] = c
-	s.byID[id] = c
-	s.stats.Connects++
-	s.logEvent(slog.LevelInfo, "connect", slog.Int("client", slot), slog.String("name", c.name),
-		slog.String("addr", from.String()), slog.Int("conn", int(id)), slog.Bool("secure", priv != nil))
-	c.enterGame()
-	if s.slots[slot] != c {
-		// The saved events did not fit in its reliable queue
-		// (Config.Channel.MaxReliableBytes).
-		s.refuse(from, m.Nonce, proto.ReasonProtocolError)
-		return
-	}
-	s.sendOOB(from, s.accept(c))
-}
-
-func (s *Server) accept(c *client) []byte {
-	return proto.Accept{
-		Nonce: c.nonce, ConnID: c.id, Client: c.num, GameID: s.gameID,
-		FrameDur: uint32(s.frameDur / time.Microsecond), Settings: s.settings,
-	}.Append(nil)
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/snapwire/snapwire/q3/demo"
+	"github.com/snapwire/snapwire/q3/internal/follow"
 	"github.com/snapwire/snapwire/q3/msg"
 	"github.com/snapwire/snapwire/q3/netchan"
 	"github.com/snapwire/snapwire/q3/oob"
@@ -144,14 +145,7 @@ type session struct {
 	conn     Connection
 	client   netip.AddrPort
 	server   netip.AddrPort
-	framing  netchan.Framing
-	framed   bool // framing decided
-	ready    bool // challenge known
-	cl       *netchan.Chan
-	sv       *netchan.Chan
-	st       msg.ClientState
-	cmds     [msg.MaxReliableCommands]string // client commands by seq, as the server stored them
-	buf      []byte
+	f        follow.Conn
 	protocol int
 }
 
@@ -211,7 +205,7 @@ func DecodePcap(r io.Reader, opt Options) (*Summary, error) {
 			ss = sessions[[2]netip.AddrPort{d.Dst, d.Src}]
 			dir = netchan.ServerToClient
 		}
-		if ss == nil || !ss.ready {
+		if ss == nil || !ss.f.Ready {
 			s.Undecoded++
 			continue
 		}
@@ -219,16 +213,16 @@ func DecodePcap(r io.Reader, opt Options) (*Summary, error) {
 		s.netchanPacket(ss, dir, d, opt)
 	}
 	for _, ss := range order {
-		if !ss.ready {
+		if !ss.f.Ready {
 			continue
 		}
-		ss.conn.Framing = ss.framing.String()
-		ss.conn.ClientNum = ss.st.ClientNum
-		ss.conn.ChecksumFeed = ss.st.ChecksumFeed
+		ss.conn.Framing = ss.f.Framing.String()
+		ss.conn.ClientNum = ss.f.State.ClientNum
+		ss.conn.ChecksumFeed = ss.f.State.ChecksumFeed
 		s.Connections = append(s.Connections, ss.conn)
 	}
 	if last != nil {
-		s.Configstrings = last.st.ConfigstringMap()
+		s.Configstrings = last.f.State.ConfigstringMap()
 	} else {
 		s.Configstrings = map[int]string{}
 	}
@@ -286,21 +280,16 @@ func (s *Summary) oobFromServer(d Datagram, ss *session) {
 	switch m := m.(type) {
 	case *oob.ChallengeResponse:
 		ss.conn.Challenge, ss.conn.ClientChallenge = m.Challenge, m.ClientChallenge
+		ss.f.Challenge = m.Challenge
 		if m.NArgs >= 3 && ss.conn.Protocol == 0 {
 			ss.conn.Protocol = int(m.Protocol)
 		}
 		e.Detail = fmt.Sprintf("%d %d %d", m.Challenge, m.ClientChallenge, m.Protocol)
 	case *oob.ConnectResponse:
 		if m.HasChallenge {
-			ss.conn.Challenge = m.Challenge
+			ss.conn.Challenge, ss.f.Challenge = m.Challenge, m.Challenge
 		}
-		// ioq3 Netchan_Setup on both ends: fresh sequences.
-		ss.cl = netchan.NewChan(netchan.ClientToServer, netchan.Legacy, uint16(ss.conn.QPort), ss.conn.Challenge)
-		ss.sv = netchan.NewChan(netchan.ServerToClient, netchan.Legacy, 0, ss.conn.Challenge)
-		ss.st = msg.ClientState{}
-		ss.cmds = [msg.MaxReliableCommands]string{}
-		ss.framed = false
-		ss.ready = true
+		ss.f.Setup(uint16(ss.conn.QPort)) // ioq3 Netchan_Setup on both ends: fresh sequences
 		e.Detail = strconv.Itoa(int(m.Challenge))
 	case *oob.InfoResponse:
 		info, err := oob.ParseInfo(m.Info, oob.MaxInfoString)
@@ -326,89 +315,52 @@ func (s *Summary) oobFromServer(d Datagram, ss *session) {
 	s.OOBMessages = append(s.OOBMessages, e)
 }
 
-// decideFraming picks the framing from the first netchan packet: the ioq3
-// checksum matches (challenge ^ seq*challenge) or it does not.
-func (ss *session) decideFraming(dir netchan.Direction, p []byte) {
-	if ss.framed {
-		return
-	}
-	ss.framed = true
-	f := netchan.Legacy
-	if h, _, err := netchan.ParseHeader(p, dir, netchan.Checksummed); err == nil &&
-		h.Checksum == netchan.GenChecksum(ss.conn.Challenge, h.Sequence) {
-		f = netchan.Checksummed
-	}
-	ss.framing = f
-	ss.cl.Framing, ss.sv.Framing = f, f
-}
-
 func (s *Summary) netchanPacket(ss *session, dir netchan.Direction, d Datagram, opt Options) {
-	ss.decideFraming(dir, d.Payload)
-	ch := ss.cl // processes what the server sends
-	if dir == netchan.ClientToServer {
-		ch = ss.sv
-	}
-	if h, _, err := netchan.ParseHeader(d.Payload, dir, ss.framing); err == nil && h.Fragmented {
+	p, err := ss.f.Process(dir, d.Payload)
+	if p.HeaderErr == nil && p.Header.Fragmented {
 		s.Fragments++
 	}
-	m, seq, ok, err := ch.Process(d.Payload)
 	if err != nil {
 		s.Dropped++
 		s.addError(fmt.Errorf("%.3f %v netchan: %w", d.Time.Seconds(), dir, err))
 		return
 	}
-	if !ok {
-		if h, _, herr := netchan.ParseHeader(d.Payload, dir, ss.framing); herr == nil && !h.Fragmented {
+	if !p.Complete {
+		if p.HeaderErr == nil && !p.Header.Fragmented {
 			s.Dropped++
 		}
 		return
 	}
-	ss.buf = append(ss.buf[:0], m...) // the XOR works in place
-	m = ss.buf
 	s.Messages++
 	if dir == netchan.ServerToClient {
 		s.ServerMessages++
 		ss.conn.ServerMessages++
-		if ss.framing == netchan.Legacy {
-			// The engine reads the key's inputs from the still-scrambled
-			// message (CL_Netchan_Decode), so do the same.
-			ack := msg.NewReader(m).ReadInt32()
-			netchan.ServerXOR(m, ss.conn.Challenge, seq, ss.cmds[ack&(msg.MaxReliableCommands-1)])
-		}
-		sm, perr := ss.st.ParseServerMessage(m, seq)
-		s.countServer(sm, &ss.st)
+		s.countServer(p.Server, &ss.f.State)
 		if opt.Log != nil {
-			logServerMessage(opt.Log, fmt.Sprintf("%7.3f S->C", d.Time.Seconds()), len(m), sm, &ss.st, perr)
+			logServerMessage(opt.Log, fmt.Sprintf("%7.3f S->C", d.Time.Seconds()), len(p.Data), p.Server, &ss.f.State, p.ParseErr)
 		}
-		if perr != nil {
-			s.addError(fmt.Errorf("%.3f S->C seq %d: %w", d.Time.Seconds(), seq, perr))
+		if p.ParseErr != nil {
+			s.addError(fmt.Errorf("%.3f S->C seq %d: %w", d.Time.Seconds(), p.Seq, p.ParseErr))
 		}
 		return
 	}
 	s.ClientMessages++
 	ss.conn.ClientMessages++
-	if ss.framing == netchan.Legacy {
-		r := msg.NewReader(m) // SV_Netchan_Decode reads these before unscrambling
-		serverID, msgAck, relAck := r.ReadInt32(), r.ReadInt32(), r.ReadInt32()
-		netchan.ClientXOR(m, ss.conn.Challenge, serverID, msgAck, ss.st.ServerCommand(relAck))
-	}
-	cm, perr := msg.ParseClientMessage(m, ss.st.ChecksumFeed, ss.st.ServerCommand)
-	if cm != nil {
+	if cm := p.Client; cm != nil {
 		for _, o := range cm.Ops {
 			switch o := o.(type) {
 			case *msg.ClientCommand:
 				s.ClientCommands++
-				ss.cmds[o.Seq&(msg.MaxReliableCommands-1)] = o.Text
 			case *msg.Move:
 				s.Usercmds += len(o.Cmds)
 			}
 		}
 	}
 	if opt.Log != nil {
-		logClientMessage(opt.Log, fmt.Sprintf("%7.3f C->S", d.Time.Seconds()), seq, len(m), cm, perr)
+		logClientMessage(opt.Log, fmt.Sprintf("%7.3f C->S", d.Time.Seconds()), p.Seq, len(p.Data), p.Client, p.ParseErr)
 	}
-	if perr != nil {
-		s.addError(fmt.Errorf("%.3f C->S seq %d: %w", d.Time.Seconds(), seq, perr))
+	if p.ParseErr != nil {
+		s.addError(fmt.Errorf("%.3f C->S seq %d: %w", d.Time.Seconds(), p.Seq, p.ParseErr))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/snapwire/snapwire/q3/internal/follow"
 	"github.com/snapwire/snapwire/q3/msg"
 	"github.com/snapwire/snapwire/q3/netchan"
 	"github.com/snapwire/snapwire/q3/oob"
@@ -32,16 +33,9 @@ type TapStats struct {
 
 // conn is one client's connection as the tap follows it.
 type conn struct {
-	challenge int32
-	qport     int
-	protocol  int
-	ready     bool
-	framed    bool
-	framing   netchan.Framing
-	cl, sv    *netchan.Chan // cl processes server packets, sv client packets
-	st        msg.ClientState
-	cmds      [msg.MaxReliableCommands]string // client commands as the server stored them
-	buf       []byte
+	qport    int
+	protocol int
+	f        follow.Conn
 }
 
 // Tap decodes the traffic of every client of one server and logs it.
@@ -98,44 +92,29 @@ func (t *Tap) Packet(now time.Duration, client netip.AddrPort, d Direction, pkt 
 		t.oob(prefix, c, d, pkt)
 		return
 	}
-	if c == nil || !c.ready {
+	if c == nil || !c.f.Ready {
 		t.stats.Undecoded++
 		t.logf("%s %d bytes (no handshake seen)", prefix, len(pkt))
 		return
 	}
-	if !c.framed {
-		// The ioq3 checksum matches on the first netchan packet or not.
-		c.framed, c.framing = true, netchan.Legacy
-		if h, _, err := netchan.ParseHeader(pkt, d, netchan.Checksummed); err == nil && h.Checksum == netchan.GenChecksum(c.challenge, h.Sequence) {
-			c.framing = netchan.Checksummed
-		}
-		c.cl.Framing, c.sv.Framing = c.framing, c.framing
-	}
-	h, _, herr := netchan.ParseHeader(pkt, d, c.framing)
-	ch := c.cl
-	if d == netchan.ClientToServer {
-		ch = c.sv
-	}
-	m, seq, ok, err := ch.Process(pkt)
+	p, err := c.f.Process(d, pkt)
 	if err != nil {
 		t.stats.NetchanErrors++
 		t.logf("%s %d bytes: %v", prefix, len(pkt), err)
 		return
 	}
-	if !ok {
-		if herr == nil && h.Fragmented {
-			t.logf("%s %s fragment %d+%d", prefix, c.framing, h.FragStart, h.FragLen)
+	if !p.Complete {
+		if p.HeaderErr == nil && p.Header.Fragmented {
+			t.logf("%s %s fragment %d+%d", prefix, c.f.Framing, p.Header.FragStart, p.Header.FragLen)
 		} else {
 			t.logf("%s %d bytes: dropped by the netchan (duplicate or out of order)", prefix, len(pkt))
 		}
 		return
 	}
-	c.buf = append(c.buf[:0], m...)
-	m = c.buf
 	if d == netchan.ServerToClient {
-		t.serverMessage(prefix, c, m, seq, ch.Dropped)
+		t.serverMessage(prefix, &p)
 	} else {
-		t.clientMessage(prefix, c, m, seq, ch.Dropped)
+		t.clientMessage(prefix, &p)
 	}
 }
 
@@ -176,18 +155,16 @@ func (t *Tap) oob(prefix string, c *conn, d Direction, pkt []byte) {
 	case *oob.ChallengeResponse:
 		detail = fmt.Sprintf("%d %d %d", m.Challenge, m.ClientChallenge, m.Protocol)
 		if c != nil {
-			c.challenge = m.Challenge
+			c.f.Challenge = m.Challenge
 		}
 	case *oob.ConnectResponse:
 		detail = strconv.Itoa(int(m.Challenge))
 		if c != nil {
 			if m.HasChallenge {
-				c.challenge = m.Challenge
+				c.f.Challenge = m.Challenge
 			}
-			// Netchan_Setup on both ends: fresh sequences and state.
-			*c = conn{challenge: c.challenge, qport: c.qport, protocol: c.protocol, ready: true}
-			c.cl = netchan.NewChan(netchan.ClientToServer, netchan.Legacy, uint16(c.qport), c.challenge)
-			c.sv = netchan.NewChan(netchan.ServerToClient, netchan.Legacy, 0, c.challenge)
+			c.f.Setup(uint16(c.qport)) // Netchan_Setup on both ends: fresh sequences and state
+
 		}
 	case *oob.InfoResponse:
 		detail = m.Info
@@ -201,19 +178,11 @@ func (t *Tap) oob(prefix string, c *conn, d Direction, pkt []byte) {
 	t.logf("%s oob %s %s", prefix, m.Command(), detail)
 }
 
-func (t *Tap) serverMessage(prefix string, c *conn, m []byte, seq, dropped int32) {
+func (t *Tap) serverMessage(prefix string, p *follow.Packet) {
 	t.stats.ServerMessages++
-	if c.framing == netchan.Legacy {
-		// CL_Netchan_Decode: the key's command number is read from the
-		// scrambled message.
-		var r msg.Reader
-		r.Reset(m)
-		ack := r.ReadInt32()
-		netchan.ServerXOR(m, c.challenge, seq, c.cmds[ack&(msg.MaxReliableCommands-1)])
-	}
-	sm, err := c.st.ParseServerMessage(m, seq)
+	sm, err := p.Server, p.ParseErr
 	if sm != nil {
-		t.logf("%s seq=%d len=%d dropped=%d reliableAck=%d", prefix, seq, len(m), dropped, sm.ReliableAck)
+		t.logf("%s seq=%d len=%d dropped=%d reliableAck=%d", prefix, p.Seq, len(p.Data), p.Dropped, sm.ReliableAck)
 		for _, o := range sm.Ops {
 			switch o := o.(type) {
 			case *msg.ServerCommand:
@@ -237,23 +206,15 @@ func (t *Tap) serverMessage(prefix string, c *conn, m []byte, seq, dropped int32
 	}
 }
 
-func (t *Tap) clientMessage(prefix string, c *conn, m []byte, seq, dropped int32) {
+func (t *Tap) clientMessage(prefix string, p *follow.Packet) {
 	t.stats.ClientMessages++
-	if c.framing == netchan.Legacy {
-		// SV_Netchan_Decode reads these three before unscrambling.
-		var r msg.Reader
-		r.Reset(m)
-		serverID, msgAck, relAck := r.ReadInt32(), r.ReadInt32(), r.ReadInt32()
-		netchan.ClientXOR(m, c.challenge, serverID, msgAck, c.st.ServerCommand(relAck))
-	}
-	cm, err := msg.ParseClientMessage(m, c.st.ChecksumFeed, c.st.ServerCommand)
+	cm, err := p.Client, p.ParseErr
 	if cm != nil {
-		t.logf("%s seq=%d len=%d dropped=%d serverId=%d messageAck=%d reliableAck=%d", prefix, seq, len(m), dropped, cm.ServerID, cm.MessageAck, cm.ReliableAck)
+		t.logf("%s seq=%d len=%d dropped=%d serverId=%d messageAck=%d reliableAck=%d", prefix, p.Seq, len(p.Data), p.Dropped, cm.ServerID, cm.MessageAck, cm.ReliableAck)
 		for _, o := range cm.Ops {
 			switch o := o.(type) {
 			case *msg.ClientCommand:
 				t.stats.ClientCommands++
-				c.cmds[o.Seq&(msg.MaxReliableCommands-1)] = o.Text
 				t.logf("    clc_clientCommand %d %q", o.Seq, o.Text)
 			case *msg.Move:
 				t.stats.Usercmds += len(o.Cmds)

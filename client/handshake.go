@@ -1,0 +1,95 @@
+package client
+
+// The connectionless handshake (DOOM III §3; docs/PROTOCOL.md, "Session
+// protocol"): getchallenge, challenge, connect (with a connect token when
+// configured), accept or refuse, resent until answered or timed out.
+
+import (
+	crand "crypto/rand"
+	"encoding/binary"
+	"net/netip"
+	"time"
+
+	"github.com/snapwire/snapwire/netchan"
+	"github.com/snapwire/snapwire/proto"
+)
+
+// Connect starts the handshake with the server at addr (DOOM III §3;
+// docs/PROTOCOL.md ("Session protocol")): getchallenge, challenge, connect, accept.
+func (c *Client) Connect(now time.Duration, addr netip.AddrPort) {
+	c.server = addr
+	var nonce [8]byte
+	if _, err := crand.Read(nonce[:]); err != nil {
+		c.nonce = c.rng.Uint64()
+	} else {
+		c.nonce = binary.LittleEndian.Uint64(nonce[:])
+	}
+	c.state = Challenging
+	c.err = nil
+	c.deadline = now + c.cfg.ConnectTimeout
+	c.lastNow = now
+	c.sendHandshake(now)
+}
+
+func (c *Client) sendOOB(payload []byte) {
+	c.oob = netchan.AppendConnectionless(c.oob[:0], payload)
+	c.send.Send(c.server, c.oob)
+}
+
+func (c *Client) sendHandshake(now time.Duration) {
+	c.retryAt = now + c.cfg.ConnectRetry
+	switch c.state {
+	case Challenging:
+		c.sendOOB(proto.GetChallenge{Nonce: c.nonce}.Append(nil))
+	case Connecting:
+		m := proto.Connect{
+			Nonce: c.nonce, Cookie: c.cookie, Version: proto.Version,
+			RegistryHash: c.reg.Hash(), Password: c.cfg.Password, Name: c.cfg.Name,
+		}
+		if c.cfg.Token != nil {
+			m.Token = c.cfg.Token.AppendPrivate(nil)
+		}
+		c.sendOOB(m.Append(nil))
+	}
+}
+
+func (c *Client) handleConnectionless(now time.Duration, p []byte) {
+	kind, ok := proto.ConnectionlessKind(p)
+	if !ok {
+		return
+	}
+	switch kind {
+	case proto.KindChallenge:
+		m, err := proto.ParseChallenge(p)
+		if err != nil || m.Nonce != c.nonce || c.state != Challenging {
+			return
+		}
+		c.cookie = m.Cookie
+		c.state = Connecting
+		c.sendHandshake(now)
+	case proto.KindAccept:
+		m, err := proto.ParseAccept(p)
+		if err != nil || m.Nonce != c.nonce || c.state != Connecting {
+			return
+		}
+		c.me = m.Client
+		c.frameDur = time.Duration(m.FrameDur) * time.Microsecond
+		cfg := c.cfg.Channel
+		if t := c.cfg.Token; t != nil {
+			cfg.Keys = &netchan.Keys{Send: t.ClientToServerKey, Recv: t.ServerToClientKey}
+		}
+		c.ch = netchan.New(cfg, m.ConnID)
+		c.state = Connected
+		c.lastRecv = now
+		c.nextSend = now
+		if err := c.loadGame(m.GameID, m.Settings); err != nil {
+			c.fail(err)
+		}
+	case proto.KindRefuse:
+		m, err := proto.ParseRefuse(p)
+		if err != nil || m.Nonce != c.nonce || (c.state != Connecting && c.state != Challenging) {
+			return
+		}
+		c.fail(&RefusedError{Reason: m.Reason})
+	}
+}

@@ -1,0 +1,179 @@
+package client
+
+// The session once connected: the channel's reliable messages (apply S,
+// events, disconnect) and unreliable ones (load game, snapshots), game
+// loads with the common base initialised from the map (DOOM III §3.1,
+// §4.2, §5, §8), and events handed to their entities.
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/netchan"
+	"github.com/snapwire/snapwire/proto"
+	"github.com/snapwire/snapwire/snapshot"
+)
+
+// Game reloads a server may ask for: at most maxLoads per loadWindow.
+const (
+	maxLoads   = 8
+	loadWindow = 10 * time.Second
+)
+
+// loadGame loads the game the server names and initialises the common
+// base from the map right after loading (DOOM III §8), as the server did.
+func (c *Client) loadGame(id game.GameID, settings string) error {
+	if err := c.g.Load(settings); err != nil {
+		return fmt.Errorf("client: load %q: %w", settings, err)
+	}
+	dec, err := snapshot.NewDecoder(c.reg)
+	if err != nil {
+		return err
+	}
+	if err := dec.Base().Init(c.g, nil); err != nil {
+		return err
+	}
+	c.stats.LoadGames++
+	c.dec = dec
+	c.lastApply = 0 // the server resets its own when the client enters the game
+	c.gameID, c.settings = id, settings
+	c.clockSet, c.haveSnap = false, false
+	c.cf, c.snapSeq, c.snapFrame = 0, 0, 0
+	c.cmds = [cmdRing]ownCmd{}
+	c.lastCmd = game.UserCmd{}
+	c.firstCmd = 0
+	c.leads = c.leads[:0]
+	c.others = c.others[:0]
+	c.pvs.Clear()
+	*c.dormant = [game.MaxEntities]dormant{}
+	clear(c.interp)
+	c.offsets.reset()
+	c.sentN = 0
+	c.knownArrived, c.lastSentLast = 0, 0
+	for i := range c.preds {
+		c.preds[i].frame = -1
+	}
+	if c.cfg.TargetLead > 0 {
+		c.target = c.cfg.TargetLead
+	} else {
+		c.target = c.frameDur
+	}
+	return nil
+}
+
+// handler receives the channel's messages.
+type handler Client
+
+func (h *handler) Reliable(msg []byte) {
+	c := (*Client)(h)
+	kind, ok := proto.ReliableKind(msg)
+	if !ok {
+		return
+	}
+	switch kind {
+	case proto.RelApply, proto.RelApplyVerified:
+		if c.dec == nil {
+			return
+		}
+		m, err := proto.ParseApply(msg, c.lastApply)
+		if err != nil {
+			c.stats.ApplyErrors++
+			return
+		}
+		c.lastApply = m.Seq
+		if err := c.dec.Apply(snapshot.ApplyMessage{Seq: m.Seq}); err != nil {
+			c.stats.ApplyErrors++
+			return
+		}
+		c.stats.Applies++
+		if m.BaseHash != 0 {
+			c.stats.BaseChecks++
+			if uint32(c.dec.Base().Hash())|1 != m.BaseHash {
+				c.stats.BaseMismatches++
+			}
+		}
+		if c.cfg.OnApply != nil {
+			c.cfg.OnApply(m.Seq, c.dec.Base())
+		}
+	case proto.RelEvents:
+		id, n, body, err := proto.ParseEventsHeader(msg)
+		if err != nil || id != c.gameID {
+			return
+		}
+		c.r.Reset(body, len(body)*8)
+		for range n {
+			ev := &c.relEv
+			*ev = game.Event{}
+			if ev.Read(&c.r, c.evbuf[:]) != nil {
+				return
+			}
+			ev.Reliable = true
+			c.stats.ReliableEvents++
+			c.deliver(ev, true)
+		}
+	case proto.RelDisconnect:
+		m, err := proto.ParseDisconnect(msg)
+		if err != nil {
+			m.Reason = proto.ReasonProtocolError
+		}
+		c.fail(&RefusedError{Reason: m.Reason})
+	}
+}
+
+func (h *handler) Unreliable(typ netchan.MessageType, msg []byte) {
+	c := (*Client)(h)
+	if c.state != Connected {
+		return
+	}
+	id, body, err := proto.ParseServerHeader(msg)
+	if err != nil {
+		return
+	}
+	switch typ {
+	case proto.TypeLoadGame:
+		settings, err := proto.ParseLoadGame(body)
+		if err != nil || id == c.gameID {
+			return
+		}
+		// Loading a game is costly: a server asking for one after another
+		// is hostile or broken.
+		if c.lastNow-c.loadsStart > loadWindow {
+			c.loadsStart, c.loads = c.lastNow, 0
+		}
+		if c.loads++; c.loads > maxLoads {
+			c.fail(fmt.Errorf("%w: %d game loads within %v", ErrProtocol, c.loads, loadWindow))
+			return
+		}
+		if err := c.loadGame(id, settings); err != nil {
+			c.fail(err)
+		}
+	case proto.TypeSnapshot:
+		if id != c.gameID || c.dec == nil {
+			c.stats.WrongGame++
+			return
+		}
+		if c.cfg.OnSnapshotData != nil {
+			c.cfg.OnSnapshotData(body, c.dec.Base())
+		}
+		c.stats.SnapshotBytes += uint64(len(body))
+		c.r.Reset(body, len(body)*8)
+		if err := c.dec.Decode(&c.r, &c.snap); err != nil {
+			c.stats.DecodeErrors++
+			return
+		}
+		c.onSnapshot(c.lastNow)
+	}
+}
+
+// deliver passes an event to its entity (in the world, or dormant).
+func (c *Client) deliver(ev *game.Event, reliable bool) {
+	if c.cfg.OnEvent != nil {
+		c.cfg.OnEvent(ev, reliable)
+	}
+	e, _, _ := c.Entity(ev.Entity)
+	if rcv, ok := e.(game.EventReceiver); ok {
+		ev.Payload(&c.evr)
+		rcv.ReceiveEvent(ev.ID, ev.Frame, &c.evr)
+	}
+}

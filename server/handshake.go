@@ -1,0 +1,229 @@
+package server
+
+// The connectionless handshake (docs/PROTOCOL.md, "Session protocol"):
+// stateless challenge cookies, getchallenge, connect with or without a
+// connect token, refusals, and the accept that creates a client.
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"log/slog"
+	"net/netip"
+	"time"
+
+	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/netchan"
+	"github.com/snapwire/snapwire/proto"
+	"github.com/snapwire/snapwire/token"
+)
+
+// cookie computes the stateless challenge cookie for addr in time bucket
+// b: HMAC-SHA256(secret, addr 16 bytes | port 2 | bucket 8) truncated to
+// 16 bytes.
+func (s *Server) cookie(addr netip.AddrPort, b int64) proto.Cookie {
+	m := hmac.New(sha256.New, s.cfg.Secret)
+	var buf [26]byte
+	a := addr.Addr().As16()
+	copy(buf[:16], a[:])
+	binary.LittleEndian.PutUint16(buf[16:], addr.Port())
+	binary.LittleEndian.PutUint64(buf[18:], uint64(b))
+	m.Write(buf[:])
+	var c proto.Cookie
+	copy(c[:], m.Sum(nil))
+	return c
+}
+
+func (s *Server) bucket(now time.Duration) int64 { return int64(now / s.cfg.CookieLifetime) }
+
+func (s *Server) cookieValid(now time.Duration, addr netip.AddrPort, c proto.Cookie) bool {
+	b := s.bucket(now)
+	for _, k := range [2]int64{b, b - 1} {
+		want := s.cookie(addr, k)
+		if hmac.Equal(want[:], c[:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// SendConnectionless sends a connectionless packet (0xFFFFFFFF, then
+// payload) to to through the server's Sender, from its socket: a Quake 3
+// master heartbeat, for one, which the master verifies by a getinfo to
+// the address it came from.
+func (s *Server) SendConnectionless(to netip.AddrPort, payload []byte) { s.sendOOB(to, payload) }
+
+func (s *Server) sendOOB(to netip.AddrPort, payload []byte) {
+	s.oob = netchan.AppendConnectionless(s.oob[:0], payload)
+	s.send.Send(to, s.oob)
+}
+
+// handleConnectionless answers the handshake. Nothing is stored for an
+// address until its connect carries a valid cookie, which proves the
+// sender receives at that address.
+func (s *Server) handleConnectionless(now time.Duration, from netip.AddrPort, p []byte) {
+	if !proto.IsHandshake(p) {
+		if len(p) > 0 && s.cfg.OnConnectionless != nil {
+			s.stats.Queries++
+			s.replyTo = from
+			s.cfg.OnConnectionless(now, from, p, s.replyFn)
+		}
+		return
+	}
+	kind, _ := proto.ConnectionlessKind(p)
+	switch kind {
+	case proto.KindGetChallenge:
+		m, err := proto.ParseGetChallenge(p)
+		if err != nil {
+			return
+		}
+		s.stats.Challenges++
+		s.sendOOB(from, proto.Challenge{Nonce: m.Nonce, Cookie: s.cookie(from, s.bucket(now))}.Append(nil))
+	case proto.KindConnect:
+		m, err := proto.ParseConnect(p)
+		if err != nil {
+			return
+		}
+		s.connect(now, from, m)
+	}
+}
+
+func (s *Server) refuse(to netip.AddrPort, nonce uint64, why proto.Reason) {
+	s.stats.Refused++
+	s.logRefusal(to, why)
+	// The client names the reason itself (proto.Reason.String); no text,
+	// so a refusal is a few bytes whatever the reason.
+	s.sendOOB(to, proto.Refuse{Nonce: nonce, Reason: why}.Append(nil))
+}
+
+// tokenRefusal maps an error of token.Opener.Open to the reason sent.
+func tokenRefusal(err error) proto.Reason {
+	switch {
+	case errors.Is(err, token.ErrExpired):
+		return proto.ReasonTokenExpired
+	case errors.Is(err, token.ErrWrongProtocol):
+		return proto.ReasonTokenWrongProto
+	case errors.Is(err, token.ErrWrongServer):
+		return proto.ReasonTokenWrongServer
+	default:
+		return proto.ReasonTokenInvalid
+	}
+}
+
+// connect handles a connect request. Its cookie proves the source
+// receives at its address before anything is stored for it; the request
+// is padded (proto.ConnectLen) above the size of any answer.
+func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect) {
+	if !s.cookieValid(now, from, m.Cookie) {
+		s.stats.BadCookies++
+		s.refuse(from, m.Nonce, proto.ReasonBadCookie)
+		return
+	}
+	// A repeated connect (the accept was lost): answer again.
+	for _, c := range s.slots {
+		if c != nil && c.addr == from && c.nonce == m.Nonce {
+			s.sendOOB(from, s.accept(c))
+			return
+		}
+	}
+	bucket := s.bucket(now)
+	at, pw := s.connects.get(from, bucket), s.pwFails.get(from.Addr(), bucket)
+	if at == nil || pw == nil || at.connects >= s.cfg.MaxConnectAttempts || pw.pwFails >= s.cfg.MaxPasswordFailures {
+		s.stats.Throttled++
+		s.refuse(from, m.Nonce, proto.ReasonTooManyAttempts)
+		return
+	}
+	at.connects++
+	var priv *token.Private
+	if s.opener != nil {
+		if len(m.Token) == 0 {
+			s.stats.TokensRefused++
+			s.refuse(from, m.Nonce, proto.ReasonTokenRequired)
+			return
+		}
+		p, err := s.opener.Open(m.Token, s.cfg.WallClock())
+		if err != nil {
+			s.stats.TokensRefused++
+			s.refuse(from, m.Nonce, tokenRefusal(err))
+			return
+		}
+		// A token binds to the first address that uses it, and serves one
+		// session (the same request again is answered above).
+		if why := s.usedTokens.use(p.MAC, from, m.Nonce, p.Expires); why != proto.ReasonNone {
+			s.stats.TokensRefused++
+			s.refuse(from, m.Nonce, why)
+			return
+		}
+		priv = p
+	} else {
+		if len(m.Token) > 0 {
+			s.refuse(from, m.Nonce, proto.ReasonTokenUnsupported)
+			return
+		}
+		n := 0
+		for _, c := range s.slots {
+			if c != nil && c.addr.Addr() == from.Addr() {
+				n++
+			}
+		}
+		if n >= s.cfg.MaxClientsPerIP {
+			s.stats.Throttled++
+			s.refuse(from, m.Nonce, proto.ReasonTooManyFromIP)
+			return
+		}
+	}
+	switch {
+	case m.Version != proto.Version:
+		s.refuse(from, m.Nonce, proto.ReasonWrongVersion)
+		return
+	case m.RegistryHash != s.reg.Hash():
+		s.refuse(from, m.Nonce, proto.ReasonWrongRegistry)
+		return
+	case s.cfg.Password != "" && !hmac.Equal([]byte(m.Password), []byte(s.cfg.Password)):
+		pw.pwFails++
+		s.refuse(from, m.Nonce, proto.ReasonWrongPassword)
+		return
+	}
+	slot := -1
+	for i, c := range s.slots {
+		if c == nil {
+			slot = i
+			break
+		}
+	}
+	if slot < 0 {
+		s.refuse(from, m.Nonce, proto.ReasonServerFull)
+		return
+	}
+	var id netchan.ConnID
+	for id == 0 || s.byID[id] != nil {
+		id = netchan.ConnID(s.ids.Uint32())
+	}
+	c := newClient(s, game.ClientNum(slot), id, from, m, now, priv)
+	s.snapCache.Invalidate()
+	if err := s.g.ClientConnected(c.num); err != nil {
+		s.refuse(from, m.Nonce, proto.ReasonServerFull)
+		return
+	}
+	s.slots[slot] = c
+	s.byID[id] = c
+	s.stats.Connects++
+	s.logEvent(slog.LevelInfo, "connect", slog.Int("client", slot), slog.String("name", c.name),
+		slog.String("addr", from.String()), slog.Int("conn", int(id)), slog.Bool("secure", priv != nil))
+	c.enterGame()
+	if s.slots[slot] != c {
+		// The saved events did not fit in its reliable queue
+		// (Config.Channel.MaxReliableBytes).
+		s.refuse(from, m.Nonce, proto.ReasonProtocolError)
+		return
+	}
+	s.sendOOB(from, s.accept(c))
+}
+
+func (s *Server) accept(c *client) []byte {
+	return proto.Accept{
+		Nonce: c.nonce, ConnID: c.id, Client: c.num, GameID: s.gameID,
+		FrameDur: uint32(s.frameDur / time.Microsecond), Settings: s.settings,
+	}.Append(nil)
+}
