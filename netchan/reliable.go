@@ -119,7 +119,7 @@ type reassembly struct {
 	active bool
 	seq    Sequence
 	typ    MessageType
-	flags  uint8 // compressed and reliable flags, equal in every fragment
+	flags  uint8 // compression (C, H) and reliable flags, equal in every fragment
 	count  int
 	total  int
 	got    int
@@ -154,7 +154,7 @@ func (c *Channel) fragment(hd *header, seq Sequence, data []byte) (stream []byte
 	if len(frag) != min(chunk, total-off) {
 		return nil, false, ErrBadFragment
 	}
-	keep := hd.flags & (flagCompressed | flagReliable)
+	keep := hd.flags & (flagCompressed | flagHuffman | flagReliable)
 	r := &c.reasm
 	switch {
 	case r.active && seq < r.seq:
