@@ -30,6 +30,10 @@ func realPackets(t testing.TB) [][]byte {
 	h := New(Config{MTU: 200, Huffman: testHuffman}, 0x0102)
 	_ = h.QueueReliable([]byte{1, 2})
 	out = append(out, capture(t, h, 0, 1, huffmanFriendly())...)
+	e := New(Config{MTU: 200, Huffman: testHuffman, Entropy: testEntropy}, 0x0102)
+	for _, body := range sparseBodies(12, 3, 150) {
+		out = append(out, capture(t, e, 0, 1, body)...) // entropy coded, one fragmented
+	}
 	return out
 }
 
@@ -44,7 +48,7 @@ func FuzzReceive(f *testing.F) {
 	f.Add([]byte{})
 	f.Add(AppendConnectionless(nil, []byte("getinfo")))
 	f.Fuzz(func(t *testing.T, p []byte) {
-		c := New(Config{MTU: 200, Huffman: testHuffman}, 0x0102)
+		c := New(Config{MTU: 200, Huffman: testHuffman, Entropy: testEntropy}, 0x0102)
 		c.Send(0, 1, nil, func([]byte) {}) // something to acknowledge
 		var r recorder
 		err := c.Receive(time.Millisecond, p, &r)
@@ -85,7 +89,7 @@ func TestRandomPackets(t *testing.T) {
 	}
 	seeds := realPackets(t)
 	rng := rand.New(rand.NewPCG(11, 12))
-	c := New(Config{MTU: 200, Huffman: testHuffman}, 0x0102)
+	c := New(Config{MTU: 200, Huffman: testHuffman, Entropy: testEntropy}, 0x0102)
 	h := &countHandler{}
 	buf := make([]byte, 0, 512)
 	var ms runtime.MemStats
