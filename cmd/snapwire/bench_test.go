@@ -22,16 +22,16 @@ func TestBenchQuickJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
 		t.Fatalf("%v: %s", err, out.String())
 	}
-	// 2 scenarios x 3 loss rates x 5 encoders (doom3, doom3+huff, doom3-nozrle, quake3,
-	// quake3-nohuff)
-	if len(rows) != 2*3*5 {
+	// 2 scenarios x 3 loss rates x 6 encoders (doom3, doom3+huff, doom3+rc, doom3-nozrle,
+	// quake3, quake3-nohuff)
+	if len(rows) != 2*3*6 {
 		t.Fatalf("%d rows", len(rows))
 	}
 	encoders := map[string]bool{}
 	for _, r := range rows {
 		encoders[r["encoder"].(string)] = true
 	}
-	for _, e := range []string{"doom3", "doom3+huff", "doom3-nozrle", "quake3", "quake3-nohuff"} {
+	for _, e := range []string{"doom3", "doom3+huff", "doom3+rc", "doom3-nozrle", "quake3", "quake3-nohuff"} {
 		if !encoders[e] {
 			t.Errorf("no %s rows", e)
 		}
@@ -44,6 +44,10 @@ func TestBenchQuickJSON(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join(dir, "BENCHMARKS.md"))
 	if err != nil || !strings.Contains(string(md), "DOOM III / Quake 3 ratio") {
 		t.Fatalf("BENCHMARKS.md: %v", err)
+	}
+	// The report carries the network models' section, measured in the same run.
+	if !strings.Contains(string(md), "network models side by side") || !strings.Contains(string(md), "| doom3 | 8 | 200 |") {
+		t.Errorf("BENCHMARKS.md lacks the models section or its doom3 8-player 200 ms row")
 	}
 }
 
