@@ -513,6 +513,12 @@ func (c *Channel) receive(now time.Duration, packet []byte, h Handler) error {
 			return err
 		}
 	}
+	if len(body)-rs.end > c.cfg.MaxMessageBytes {
+		// A compressed stream may decode to more than a sender with this
+		// configuration could send (the entropy stage makes a long run of
+		// zeros nearly free); the payload is held to the same limit.
+		return ErrMessageTooLarge
+	}
 	c.ack(now, &hd)
 	c.accept(seq)
 	if rs.count > 0 {

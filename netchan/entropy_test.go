@@ -187,3 +187,19 @@ func FuzzEntropyDecode(f *testing.F) {
 		}
 	})
 }
+
+// A stream that decodes to a payload larger than the receiver's
+// MaxMessageBytes is rejected before it changes anything: 80,000 zero bytes
+// range code to a few bytes.
+func TestEntropyPayloadLimit(t *testing.T) {
+	a := New(Config{MTU: 65507, MaxMessageBytes: 100000, Entropy: testEntropy}, 1)
+	pkts := capture(t, a, 0, 1, make([]byte, 80000))
+	if len(pkts) != 1 || len(pkts[0]) > 200 {
+		t.Fatalf("%d packets, first %d bytes", len(pkts), len(pkts[0]))
+	}
+	b := New(Config{MTU: 65507, Entropy: testEntropy}, 1)
+	var h countHandler
+	if err := b.Receive(0, pkts[0], &h); !errors.Is(err, ErrMessageTooLarge) || h.unrel != 0 || b.LastReceivedSequence() != 0 {
+		t.Fatalf("err %v, %d delivered, last received %d", err, h.unrel, b.LastReceivedSequence())
+	}
+}
