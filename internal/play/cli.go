@@ -208,12 +208,13 @@ func Main(args []string, stdout, stderr io.Writer, window WindowFunc) error {
 // per frame (frames_drawn counts them).
 func Headless(s *Session, d time.Duration) {
 	var sc Scene
+	var sw CPUStopwatch
 	step := time.Second / 60
 	for now := step; now <= d; now += step {
-		start := time.Now()
+		start := sw.Now()
 		s.Step(now, Input{})
 		s.Scene(&sc, ScreenW, ScreenH)
 		s.Drawn()
-		s.FrameTime(time.Since(start))
+		s.FrameTime(sw.Now() - start)
 	}
 }

@@ -331,12 +331,43 @@ func BenchmarkFrame(b *testing.B) {
 	display(s, &sc, Input{}, 60, 0, 5*time.Second)
 	now := 5 * time.Second
 	b.ReportAllocs()
+	var sw CPUStopwatch
 	for b.Loop() {
-		t0 := time.Now()
+		t0 := sw.Now()
 		now += time.Second / 60
 		s.Step(now, Input{})
 		s.Scene(&sc, ScreenW, ScreenH)
-		s.FrameTime(time.Since(t0))
+		s.FrameTime(sw.Now() - t0)
 	}
 	b.ReportMetric(float64(s.FramePercentile(0.99))/float64(time.Millisecond), "ms-p99/frame")
+}
+
+// The stopwatch counts the frame goroutine's CPU, not the time it waits:
+// 100 ms asleep read as far less than that on Linux, and busy work as
+// more than nothing.
+func TestCPUStopwatchCountsCPU(t *testing.T) {
+	if _, ok := ThreadCPU(); !ok {
+		t.Skip("no thread CPU clock on this system: the stopwatch reads the wall clock")
+	}
+	done := make(chan [2]time.Duration)
+	go func() { // a goroutine of its own: the stopwatch locks it to its thread
+		var sw CPUStopwatch
+		t0 := sw.Now()
+		time.Sleep(100 * time.Millisecond)
+		slept := sw.Now() - t0
+		t0 = sw.Now()
+		x := 0
+		for i := range 20_000_000 {
+			x ^= i * i
+		}
+		busy := sw.Now() - t0
+		if x == 1 {
+			busy = 0
+		}
+		done <- [2]time.Duration{slept, busy}
+	}()
+	r := <-done
+	if r[0] >= 50*time.Millisecond || r[1] <= 0 {
+		t.Fatalf("asleep 100 ms read %v; busy work read %v", r[0], r[1])
+	}
 }

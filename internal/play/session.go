@@ -281,7 +281,9 @@ const (
 )
 
 // FrameTime records the CPU time one frame took: stepping the game and
-// the prediction, building the scene, drawing it.
+// the prediction, building the scene, drawing it (a CPUStopwatch span: the
+// frame goroutine's thread CPU time on Linux, so that a machine busy with
+// other work does not inflate it).
 func (s *Session) FrameTime(d time.Duration) {
 	s.frameHist[min(int(d/frameBucket), frameBuckets-1)]++
 	s.frameN++
@@ -381,4 +383,26 @@ func (sum Summary) Check() error {
 			sum.BaseMismatches, sum.StateMismatches, sum.DecodeErrors, sum.ApplyErrors)
 	}
 	return nil
+}
+
+// CPUStopwatch measures spans of one goroutine's work in CPU time where the
+// system gives it (ThreadCPU, the goroutine locked to its thread on first
+// use), else in wall time. The zero value is ready.
+type CPUStopwatch struct {
+	locked, cpu bool
+}
+
+// Now returns the stopwatch's current reading.
+func (s *CPUStopwatch) Now() time.Duration {
+	if !s.locked {
+		LockThread()
+		s.locked = true
+		_, s.cpu = ThreadCPU()
+	}
+	if s.cpu {
+		if t, ok := ThreadCPU(); ok {
+			return t
+		}
+	}
+	return time.Duration(time.Now().UnixNano())
 }

@@ -39,6 +39,8 @@ type window struct {
 	shot  *ebiten.Image
 	off   *ebiten.Image // the frame is drawn offscreen, then shown
 	step  time.Duration // CPU time of this frame's Update
+	cpu   play.CPUStopwatch
+	text  textCache
 	err   error
 }
 
@@ -86,10 +88,10 @@ func (w *window) Update() error {
 			w.s.Do(kk.a)
 		}
 	}
-	t0 := time.Now()
-	now := t0.Sub(w.start)
+	t0 := w.cpu.Now()
+	now := time.Since(w.start)
 	w.s.Step(now, w.input())
-	w.step = time.Since(t0)
+	w.step = w.cpu.Now() - t0
 	if w.opt.Duration > 0 && now >= w.opt.Duration {
 		// A screenshot waits, at most shotWait, for the player to be
 		// alive, so that it shows the player (and its ghost: the server
@@ -109,17 +111,19 @@ func (w *window) Update() error {
 }
 
 func (w *window) Draw(screen *ebiten.Image) {
-	t0 := time.Now()
+	t0 := w.cpu.Now()
 	w.s.Scene(&w.sc, ScreenW, ScreenH)
 	if w.off == nil {
 		w.off = ebiten.NewImage(ScreenW, ScreenH)
 	}
-	Render(w.off, &w.sc)
+	w.text.Render(w.off, &w.sc)
 	screen.DrawImage(w.off, nil)
 	w.s.Drawn()
 	// The frame's CPU time: the game, the prediction and the drawing
-	// commands (the GPU runs them after Draw returns).
-	w.s.FrameTime(w.step + time.Since(t0))
+	// commands (the GPU, or Mesa's software rasteriser on its own threads,
+	// runs them after Draw returns), on Ebitengine's game goroutine, which
+	// the stopwatch locks to its thread.
+	w.s.FrameTime(w.step + w.cpu.Now() - t0)
 	if w.done && w.opt.Screenshot != "" && w.shot == nil {
 		// The last frame, read back.
 		w.shot = w.off
