@@ -271,3 +271,50 @@ func TestPeersCorruptExportFails(t *testing.T) {
 		t.Fatalf("corrupted export: %v, want a decoded value differing from the recorded 300", err)
 	}
 }
+
+// A run with the peers: their rows (colyseus at 0% loss only, geckos at every loss rate) and
+// the report's peers table with every encoder, and the peers' paragraph in the notes.
+func TestRunPeersReport(t *testing.T) {
+	_, dir := peersOrSkip(t)
+	o := QuickOptions()
+	o.Ticks, o.Warmup = 40, 30
+	o.Scenarios = []string{"duel"}
+	o.PeersDir = dir
+	res, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Peers.Ran || res.Peers.Versions[EncColyseus] == "" || res.Peers.Versions[EncGeckos] == "" || res.Peers.Node == "" {
+		t.Fatalf("peers %+v", res.Peers)
+	}
+	for _, l := range o.Losses {
+		c, g, q := res.Find("duel", l, EncColyseus), res.Find("duel", l, EncGeckos), res.Find("duel", l, EncQuake3)
+		if (c != nil) != (l == 0) || g == nil || q == nil {
+			t.Fatalf("loss %.2f: colyseus %v, geckos %v", l, c, g)
+		}
+		if g.BytesMean <= 0 || g.BytesP99 < g.BytesMean || g.NsPerClientSnapshot <= 0 || g.DecodeNS <= 0 || g.Ratio != g.BytesMean/q.BytesMean {
+			t.Errorf("geckos at %.2f: %+v", l, *g)
+		}
+		// Each geckos snapshot stands alone: the same bytes at every loss rate.
+		if g0 := res.Find("duel", 0, EncGeckos); g.BytesMean != g0.BytesMean || g.LossGrowth != 1 {
+			t.Errorf("geckos at %.2f: %v bytes, %v at 0%%", l, g.BytesMean, g0.BytesMean)
+		}
+	}
+	if c := res.Find("duel", 0, EncColyseus); c.BytesMean <= 0 || c.NsPerClientSnapshot <= 0 || c.PeerUpdateNS <= 0 || c.DecodeNS <= 0 {
+		t.Errorf("colyseus: %+v", *c)
+	}
+	var md strings.Builder
+	if err := res.WriteMarkdown(&md, Notes(res)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Peer libraries on the same frames", "| duel | 0% | **colyseus** | reliable (WebSocket) |",
+		"| duel | 0% | **geckos** |", "| duel | 20% | **geckos** |", "| duel | 20% | doom3+huff |", "| duel | 0% | quake3 |",
+		"@colyseus/schema " + res.Peers.Versions[EncColyseus], "**Peer libraries** (the peers table)"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("BENCHMARKS.md lacks %q", want)
+		}
+	}
+	if strings.Contains(md.String(), "| duel | 5% | **colyseus**") {
+		t.Error("colyseus has a loss row")
+	}
+}

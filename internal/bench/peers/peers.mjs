@@ -102,33 +102,83 @@ function colyseusType(w) {
   return t.uint32();
 }
 
+// A Schema holds at most 63 fields; a wider state (the 64-player scoreboard) is a Schema of
+// nested chunks of up to 63 fields, as the package README advises ("use nested structures").
+const COLYSEUS_MAX_FIELDS = 63;
+
+// colyseusLayout declares the Schema class of a field list and returns it with the helpers
+// that create an instance, assign the recorded values and read them back.
+function colyseusLayout(name, widths) {
+  const flat = (ws, off) => {
+    const fields = {};
+    ws.forEach((w, i) => { fields[`f${off + i}`] = colyseusType(w); });
+    return fields;
+  };
+  const assign = (obj, vals, off, n) => {
+    for (let i = off; i < off + n; i++) obj[`f${i}`] = widths[i] === 1 ? vals[i] !== 0 : vals[i];
+  };
+  const read = (obj, off, n, out) => {
+    for (let i = off; i < off + n; i++) {
+      const v = obj[`f${i}`];
+      out.push(widths[i] === 1 ? (v ? 1 : 0) : v);
+    }
+  };
+  if (widths.length <= COLYSEUS_MAX_FIELDS) {
+    const cls = schema(flat(widths, 0), name);
+    return {
+      cls,
+      create: () => new cls(),
+      set: (obj, vals) => assign(obj, vals, 0, widths.length),
+      values: (obj) => { const out = []; read(obj, 0, widths.length, out); return out; },
+    };
+  }
+  const chunks = [];
+  for (let off = 0; off < widths.length; off += COLYSEUS_MAX_FIELDS) {
+    const n = Math.min(COLYSEUS_MAX_FIELDS, widths.length - off);
+    chunks.push({ off, n, cls: schema(flat(widths.slice(off, off + n), off), `${name}_${chunks.length}`) });
+  }
+  const outer = {};
+  chunks.forEach((ch, k) => { outer[`c${k}`] = ch.cls; });
+  const cls = schema(outer, name);
+  return {
+    cls,
+    create: () => {
+      const obj = new cls();
+      chunks.forEach((ch, k) => { obj[`c${k}`] = new ch.cls(); });
+      return obj;
+    },
+    set: (obj, vals) => chunks.forEach((ch, k) => assign(obj[`c${k}`], vals, ch.off, ch.n)),
+    values: (obj) => {
+      const out = [];
+      chunks.forEach((ch, k) => { if (obj[`c${k}`]) read(obj[`c${k}`], ch.off, ch.n, out); });
+      return out;
+    },
+  };
+}
+
 function colyseusSetup(rec) {
   const { hdr } = rec;
-  const classOf = new Map(); // type id -> Schema class
+  const typeLayouts = new Map(); // type id -> layout
   const root = {};
   for (const ty of hdr.types) {
-    const fields = {};
-    ty.widths.forEach((w, i) => { fields[`f${i}`] = colyseusType(w); });
-    const cls = schema(fields, `E_${ty.name}`);
-    classOf.set(ty.id, cls);
-    root[ty.name] = t.map(cls).view();
+    const l = colyseusLayout(`E_${ty.name}`, ty.widths);
+    typeLayouts.set(ty.id, l);
+    root[ty.name] = t.map(l.cls).view();
   }
-  const stateClasses = hdr.states.map((st) => {
-    const fields = {};
-    st.widths.forEach((w, i) => { fields[`f${i}`] = colyseusType(w); });
-    const cls = schema(fields, `S_${st.name}`);
-    root[`state_${st.name}`] = st.shared ? cls : t.map(cls).view();
-    return cls;
+  const stateLayouts = hdr.states.map((st) => {
+    const l = colyseusLayout(`S_${st.name}`, st.widths);
+    root[`state_${st.name}`] = st.shared ? l.cls : t.map(l.cls).view();
+    return l;
   });
   const State = schema(root, 'ArenaState');
-  return { classOf, stateClasses, State };
+  return { typeLayouts, stateLayouts, State };
 }
 
 // colyseusPass runs the recording through one room: returns per client-snapshot sizes (ticks
 // from skip on) and time totals. Every client's patch is decoded and compared every tick.
 function colyseusPass(rec, defs, measure) {
   const { hdr, types } = rec;
-  const { classOf, stateClasses, State } = defs;
+  const { typeLayouts, stateLayouts, State } = defs;
   const clients = hdr.clients;
   Encoder.BUFFER_SIZE = 1 << 20;
 
@@ -136,13 +186,13 @@ function colyseusPass(rec, defs, measure) {
   const perClient = []; // per state: for a per-client state, its instances by client
   hdr.states.forEach((st, s) => {
     if (st.shared) {
-      state[`state_${st.name}`] = new stateClasses[s]();
+      state[`state_${st.name}`] = stateLayouts[s].create();
       perClient.push(null);
     } else {
       const m = state[`state_${st.name}`];
       const byClient = [];
       for (let c = 0; c < clients; c++) {
-        const inst = new stateClasses[s]();
+        const inst = stateLayouts[s].create();
         m.set(String(c), inst);
         byClient.push(inst);
       }
@@ -182,14 +232,14 @@ function colyseusPass(rec, defs, measure) {
         for (const v of visible) v.delete(num);
         x = undefined;
       }
-      const names = fieldNames(types.get(e.type).widths);
+      const l = typeLayouts.get(e.type);
       if (x === undefined) {
-        x = { type: e.type, obj: new (classOf.get(e.type))() };
-        setFields(x.obj, names, types.get(e.type).widths, e.vals);
+        x = { type: e.type, obj: l.create() };
+        l.set(x.obj, e.vals);
         state[types.get(e.type).name].set(String(num), x.obj);
         inst.set(num, x);
       } else {
-        setFields(x.obj, names, types.get(e.type).widths, e.vals);
+        l.set(x.obj, e.vals);
       }
     }
     for (const [num, x] of inst) {
@@ -202,7 +252,7 @@ function colyseusPass(rec, defs, measure) {
     hdr.states.forEach((st, s) => {
       for (let c = 0; c < (st.shared ? 1 : clients); c++) {
         const obj = st.shared ? state[`state_${st.name}`] : perClient[s][c];
-        setFields(obj, fieldNames(st.widths), st.widths, stateValues(rec, tick, s, c));
+        stateLayouts[s].set(obj, stateValues(rec, tick, s, c));
       }
     });
     for (let c = 0; c < clients; c++) {
@@ -244,7 +294,7 @@ function colyseusPass(rec, defs, measure) {
         decoders[c].decode(patch);
         if (count) decodeNS += process.hrtime.bigint() - start;
       }
-      checkColyseus(rec, tick, c, decoders[c].state);
+      checkColyseus(rec, defs, tick, c, decoders[c].state);
       checked++;
       if (count) sizes.push(patch === null ? 0 : patch.length);
     }
@@ -257,20 +307,7 @@ function colyseusPass(rec, defs, measure) {
   return { sizes, encodeNS, trackNS, decodeNS, checked };
 }
 
-function setFields(obj, names, widths, vals) {
-  for (let i = 0; i < names.length; i++) {
-    obj[names[i]] = widths[i] === 1 ? vals[i] !== 0 : vals[i];
-  }
-}
-
-function colyseusValues(obj, widths) {
-  return widths.map((w, i) => {
-    const v = obj[`f${i}`];
-    return w === 1 ? (v ? 1 : 0) : v;
-  });
-}
-
-function checkColyseus(rec, tick, c, got) {
+function checkColyseus(rec, defs, tick, c, got) {
   const { hdr, types } = rec;
   const want = new Map(); // type name -> count
   for (const ty of hdr.types) want.set(ty.name, 0);
@@ -281,7 +318,7 @@ function checkColyseus(rec, tick, c, got) {
     want.set(ty.name, want.get(ty.name) + 1);
     const obj = got[ty.name].get(String(num));
     if (obj === undefined) throw new Error(`colyseus frame ${tick.frame} client ${c}: entity ${num} (${ty.name}) not decoded`);
-    compareFields(`colyseus frame ${tick.frame} client ${c} entity ${num}`, colyseusValues(obj, ty.widths), e.vals);
+    compareFields(`colyseus frame ${tick.frame} client ${c} entity ${num}`, defs.typeLayouts.get(e.type).values(obj), e.vals);
   }
   for (const ty of hdr.types) {
     if (got[ty.name].size !== want.get(ty.name)) {
@@ -295,7 +332,7 @@ function checkColyseus(rec, tick, c, got) {
       obj = obj.get(String(c));
     }
     if (obj === undefined) throw new Error(`colyseus frame ${tick.frame} client ${c}: no ${st.name} state`);
-    compareFields(`colyseus frame ${tick.frame} client ${c} state ${st.name}`, colyseusValues(obj, st.widths), stateValues(rec, tick, s, c));
+    compareFields(`colyseus frame ${tick.frame} client ${c} state ${st.name}`, defs.stateLayouts[s].values(obj), stateValues(rec, tick, s, c));
   });
 }
 
