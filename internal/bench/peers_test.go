@@ -195,11 +195,12 @@ func TestExportPeers(t *testing.T) {
 }
 
 // Both peers' decoders reproduce every client's view of every recorded tick, PVS churn
-// included, and their snapshots have bytes.
+// included, and the 64-player scoreboard, wider than a Colyseus Schema's 63 fields; and their
+// snapshots have bytes.
 func TestPeersReproduceRecording(t *testing.T) {
 	node, dir := peersOrSkip(t)
-	for _, name := range []string{"duel", "churn"} {
-		rec, path := exportFile(t, name, 30, 12, 2)
+	for _, name := range []string{"duel", "churn", "64p"} {
+		rec, path := exportFile(t, name, 30, 8, 2)
 		out, err := runPeerProgram(context.Background(), node, dir, path, len(rec.Ticks), rec.Clients, 2)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)

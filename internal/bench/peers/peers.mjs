@@ -114,12 +114,13 @@ function colyseusLayout(name, widths) {
     ws.forEach((w, i) => { fields[`f${off + i}`] = colyseusType(w); });
     return fields;
   };
+  const names = fieldNames(widths); // property names made once, not per assignment (harness overhead)
   const assign = (obj, vals, off, n) => {
-    for (let i = off; i < off + n; i++) obj[`f${i}`] = widths[i] === 1 ? vals[i] !== 0 : vals[i];
+    for (let i = off; i < off + n; i++) obj[names[i]] = widths[i] === 1 ? vals[i] !== 0 : vals[i];
   };
   const read = (obj, off, n, out) => {
     for (let i = off; i < off + n; i++) {
-      const v = obj[`f${i}`];
+      const v = obj[names[i]];
       out.push(widths[i] === 1 ? (v ? 1 : 0) : v);
     }
   };
