@@ -71,7 +71,7 @@ type Row struct {
 	Kbps      float64 `json:"kbps"`     // per client at 20 Hz, payload only
 	KbpsUDP   float64 `json:"kbps_udp"` // the same with 28 bytes of UDP/IP per packet
 	// Ratio is this encoder's bytes over the matching Quake 3 encoder's (doom3 / quake3,
-	// doom3-nozrle / quake3-nohuff); 0 on Quake 3 rows.
+	// doom3-nozrle / quake3-nohuff, a peer's / quake3); 0 on Quake 3 rows.
 	Ratio float64 `json:"ratio_vs_quake3,omitempty"`
 	// LossGrowth is bytes_mean over the same encoder's bytes_mean at 0% loss.
 	LossGrowth float64 `json:"loss_growth"`
