@@ -131,7 +131,7 @@ func runBench(args []string, stdout io.Writer) error {
 func writePeerRows(w io.Writer, res *bench.Result) {
 	fmt.Fprintf(w, "\npeers (node %s, colyseus %s, geckos %s), 0%% loss, bytes mean / encode µs per client-snapshot:\n",
 		res.Peers.Node, res.Peers.Versions[bench.EncColyseus], res.Peers.Versions[bench.EncGeckos])
-	encs := []string{bench.EncDoom3, bench.EncDoom3Huff, bench.EncQuake3, bench.EncColyseus, bench.EncGeckos}
+	encs := []string{bench.EncDoom3, bench.EncDoom3Huff, bench.EncDoom3RC, bench.EncQuake3, bench.EncColyseus, bench.EncGeckos}
 	fmt.Fprintf(w, "%-8s", "")
 	for _, e := range encs {
 		fmt.Fprintf(w, " %20s", e)

@@ -24,10 +24,10 @@ func TestBenchQuickJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
 		t.Fatalf("%v: %s", err, out.String())
 	}
-	// 2 scenarios x 3 loss rates x 5 encoders (doom3, doom3+huff, doom3-nozrle, quake3,
-	// quake3-nohuff); with Node and the peers installed, 2 scenarios x (colyseus at 0% loss,
-	// geckos at every loss rate).
-	want, encs := 2*3*5, []string{"doom3", "doom3+huff", "doom3-nozrle", "quake3", "quake3-nohuff"}
+	// 2 scenarios x 3 loss rates x 6 encoders (doom3, doom3+huff, doom3+rc, doom3-nozrle,
+	// quake3, quake3-nohuff); with Node and the peers installed, 2 scenarios x (colyseus at 0%
+	// loss, geckos at every loss rate).
+	want, encs := 2*3*6, []string{"doom3", "doom3+huff", "doom3+rc", "doom3-nozrle", "quake3", "quake3-nohuff"}
 	if _, err := bench.PeersReady(bench.DefaultPeersDir()); err == nil {
 		want += 2 * (1 + 3)
 		encs = append(encs, bench.EncColyseus, bench.EncGeckos)

@@ -216,7 +216,7 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 
 // peerTransport names each encoder's transport in the peers table.
 var peerTransport = map[string]string{
-	EncDoom3: "UDP (netchan)", EncDoom3Huff: "UDP (netchan)", EncQuake3: "UDP",
+	EncDoom3: "UDP (netchan)", EncDoom3Huff: "UDP (netchan)", EncDoom3RC: "UDP (netchan)", EncQuake3: "UDP",
 	EncColyseus: "reliable (WebSocket)", EncGeckos: "unreliable (WebRTC data channel)",
 }
 
@@ -235,7 +235,7 @@ func (r *Result) writePeers(b *strings.Builder) {
 	p("- `geckos`: @geckos.io/typed-array-buffer-schema %s, the binary schema that @geckos.io/snapshot-interpolation's users encode their snapshots with (both packages' READMEs). Every tick every client gets a full snapshot of what it sees, shaped like that library's snapshots (a 6-character id, a 64-bit time, `state` holding one array per entity type), through `Model.toBuffer`, decoded by `Model.fromBuffer`. No snapshot depends on another and nothing is acknowledged (geckos.io sends over an unreliable WebRTC data channel), so the bytes at every loss rate are those at 0%%: the loss rows repeat them.\n\n", r.Peers.Versions[EncGeckos])
 	p("Every field is declared with the narrowest of the peer's types that holds its width in bits (colyseus `boolean`, `uint8`, `uint16`, `uint32`; geckos `uint8`, `uint16`, `uint32`, entity numbers `uint16`): both have only byte-aligned types, so a 2-bit door state costs a byte and a half float two. Bytes are what each library's encoder returns for one client and tick; Colyseus's 1-byte room message code, WebSocket and WebRTC framing are left out, as our channel header is. What the peers do not carry and DOOM III does: the PVS bit string, other players' latest commands, the reliable \"apply\" messages. Encode µs per client-snapshot (the pass after a warm-up pass of the same recording, `process.hrtime`): `colyseus`: `encode()` and `discardChanges()` shared by the clients plus the client's `encodeView()`; its change tracking, which runs as the tick's values are assigned to the room state and the views follow the PVS, is the next column (the work DOOM III's Build does by comparing with the base). `geckos`: `toBuffer` alone (building the snapshot object is left out). DOOM III and Quake 3: as in the tables above, this loss rate's pass.\n\n")
 	p("| scenario | loss | encoder | transport | bytes mean | bytes p99 | / doom3+huff | kbit/s | +UDP/IP | encode µs | change tracking µs | decode µs |\n|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	encs := []string{EncDoom3, EncDoom3Huff, EncQuake3, EncColyseus, EncGeckos}
+	encs := []string{EncDoom3, EncDoom3Huff, EncDoom3RC, EncQuake3, EncColyseus, EncGeckos}
 	row := func(s string, l float64, enc string) {
 		x, h := r.Find(s, l, enc), r.Find(s, l, EncDoom3Huff)
 		if x == nil || h == nil || h.BytesMean == 0 {
