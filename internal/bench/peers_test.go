@@ -309,7 +309,7 @@ func TestRunPeersReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"## Peer libraries on the same frames", "| duel | 0% | **colyseus** | reliable (WebSocket) |",
-		"| duel | 0% | **geckos** |", "| duel | 20% | **geckos** |", "| duel | 20% | doom3+huff |", "| duel | 0% | quake3 |",
+		"| duel | 0% | **geckos** |", "| duel | 20% | **geckos** |", "| duel | 20% | doom3+huff |", "| duel | 0% | doom3+rc |", "| duel | 0% | quake3 |",
 		"@colyseus/schema " + res.Peers.Versions[EncColyseus], "**Peer libraries** (the peers table)"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("BENCHMARKS.md lacks %q", want)
