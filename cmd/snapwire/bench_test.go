@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/snapwire/snapwire/internal/bench"
 )
 
 // `snapwire bench --quick --json --out dir` on two scenarios: the JSON rows carry the issue's
@@ -23,15 +25,23 @@ func TestBenchQuickJSON(t *testing.T) {
 		t.Fatalf("%v: %s", err, out.String())
 	}
 	// 2 scenarios x 3 loss rates x 6 encoders (doom3, doom3+huff, doom3+rc, doom3-nozrle,
-	// quake3, quake3-nohuff)
-	if len(rows) != 2*3*6 {
-		t.Fatalf("%d rows", len(rows))
+	// quake3, quake3-nohuff); with Node and the peers installed, 2 scenarios x (colyseus at 0%
+	// loss, geckos at every loss rate).
+	want, encs := 2*3*6, []string{"doom3", "doom3+huff", "doom3+rc", "doom3-nozrle", "quake3", "quake3-nohuff"}
+	if _, err := bench.PeersReady(bench.DefaultPeersDir()); err == nil {
+		want += 2 * (1 + 3)
+		encs = append(encs, bench.EncColyseus, bench.EncGeckos)
+	} else if os.Getenv("SNAPWIRE_REQUIRE_NODE_PEERS") == "1" {
+		t.Fatalf("peers required (SNAPWIRE_REQUIRE_NODE_PEERS=1): %v", err)
+	}
+	if len(rows) != want {
+		t.Fatalf("%d rows, want %d", len(rows), want)
 	}
 	encoders := map[string]bool{}
 	for _, r := range rows {
 		encoders[r["encoder"].(string)] = true
 	}
-	for _, e := range []string{"doom3", "doom3+huff", "doom3+rc", "doom3-nozrle", "quake3", "quake3-nohuff"} {
+	for _, e := range encs {
 		if !encoders[e] {
 			t.Errorf("no %s rows", e)
 		}
@@ -42,7 +52,7 @@ func TestBenchQuickJSON(t *testing.T) {
 		}
 	}
 	md, err := os.ReadFile(filepath.Join(dir, "BENCHMARKS.md"))
-	if err != nil || !strings.Contains(string(md), "DOOM III / Quake 3 ratio") {
+	if err != nil || !strings.Contains(string(md), "DOOM III / Quake 3 ratio") || !strings.Contains(string(md), "## Peer libraries on the same frames") {
 		t.Fatalf("BENCHMARKS.md: %v", err)
 	}
 	// The report carries the network models' section, measured in the same run.

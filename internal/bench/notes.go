@@ -46,6 +46,7 @@ func Notes(r *Result) string {
 	if x := r.Find("64p", 0, EncDoom3Huff); x != nil && x.ServerNS256 > 0 {
 		p("**Server cost** per client-snapshot is measured as a server spends it and the targets use that average: every snapshot frame, the FrameCache's shared work (Prepare, PrepareStates) plus every client's Build, ack and Send, over the client-snapshots built. Built together from one cache, clients whose base states are equal share their entity deltas; client 0 measured alone (its snapshots plus a 1/clients share of the shared work) never can: on 64p with 256 visible, %.1f µs for all clients against %.1f µs for one client (`doom3+huff`). Both are in the server cost table; the timings come from a shared machine, so compare them within a run.\n\n", x.ServerNS256/1000, x.ServerNS256One/1000)
 	}
+	b.WriteString(peerNotes(r))
 	p("**Targets.** ")
 	for _, t := range r.Targets() {
 		state := "met"

@@ -186,6 +186,7 @@ func (r *Result) WriteMarkdown(w io.Writer, notes string) error {
 			p("| %s | %d | %.1f | %.1f | +%.1f | %.2f | %.2f | +%.2f | %.2f |\n", e.Scenario, e.Payload, e.PlainBytes, e.SecureBytes, e.AddedBytes, e.PlainNS/1e3, e.SecureNS/1e3, e.AddedNS/1e3, e.SecureAllocs)
 		}
 	}
+	r.writePeers(&b)
 	p("\nBefore the entropy stages (doom3 without zrle, quake3 without Huffman):\n\n| scenario | loss | doom3-nozrle | quake3-nohuff | ratio |\n|---|---:|---:|---:|---:|\n")
 	for _, s := range r.Scenarios {
 		for _, l := range r.Options.Losses {

@@ -37,6 +37,8 @@ type Options struct {
 	Progress  io.Writer       // progress lines; nil: none
 	Validate  int             // clients whose every decoded state is checked against the server's (all clients' Quake 3 snapshots are always checked)
 	Predict   []time.Duration // RTTs for the client re-prediction cost
+	// PeersDir is the peer libraries' Node program (peers.go); "": the peers are not run.
+	PeersDir string
 
 	rawOurs    bool         // pipeOurs uncompressed (TestHuffmanTable counts the bodies' bytes)
 	countBytes *[256]uint64 // when set: byte counts of pipeOurs' channel streams
@@ -69,7 +71,7 @@ type Row struct {
 	Kbps      float64 `json:"kbps"`     // per client at 20 Hz, payload only
 	KbpsUDP   float64 `json:"kbps_udp"` // the same with 28 bytes of UDP/IP per packet
 	// Ratio is this encoder's bytes over the matching Quake 3 encoder's (doom3 / quake3,
-	// doom3-nozrle / quake3-nohuff); 0 on Quake 3 rows.
+	// doom3-nozrle / quake3-nohuff, a peer's / quake3); 0 on Quake 3 rows.
 	Ratio float64 `json:"ratio_vs_quake3,omitempty"`
 	// LossGrowth is bytes_mean over the same encoder's bytes_mean at 0% loss.
 	LossGrowth float64 `json:"loss_growth"`
@@ -109,6 +111,12 @@ type Row struct {
 	ServerNS256       float64 `json:"server_ns_256_visible,omitempty"`
 	ServerNS256One    float64 `json:"server_ns_256_visible_one_client,omitempty"`
 	ServerCoreShare   float64 `json:"server_core_share,omitempty"` // 60 Hz frames + 20 Hz snapshots for every client
+
+	// PeerUpdateNS, colyseus only: the time per client-snapshot its change tracking takes while
+	// the tick's values are assigned to the room state and the clients' views follow their
+	// PVS (the work DOOM III's Build does by comparing with the base); not in
+	// NsPerClientSnapshot, which is the encode calls alone.
+	PeerUpdateNS float64 `json:"peer_state_update_ns,omitempty"`
 }
 
 // Result is a whole run.
@@ -124,6 +132,8 @@ type Result struct {
 	// Sections are further Markdown sections, measured in the same run by other packages
 	// (`snapwire bench` adds the network models' comparison), written after the notes.
 	Sections []string `json:"-"`
+	// Peers says whether the peer libraries ran (Options.PeersDir).
+	Peers PeerStatus
 }
 
 // ScenarioInfo describes a recorded scenario.
@@ -154,6 +164,15 @@ type Machine struct {
 func Run(o Options) (*Result, error) {
 	start := time.Now()
 	res := &Result{Options: o, Machine: machine()}
+	node := ""
+	if o.PeersDir == "" {
+		res.Peers.Reason = "not requested"
+	} else if n, err := PeersReady(o.PeersDir); err != nil {
+		res.Peers.Reason = err.Error()
+		progress(o, "peers: not run: %s", res.Peers.Reason)
+	} else {
+		node = n
+	}
 	for _, sc := range Scenarios() {
 		if len(o.Scenarios) > 0 && !slices.Contains(o.Scenarios, sc.Name) {
 			continue
@@ -169,6 +188,15 @@ func Run(o Options) (*Result, error) {
 		}
 		res.Rows = append(res.Rows, rows...)
 		res.Scenarios = append(res.Scenarios, info)
+		if node != "" {
+			progress(o, "  %s: peers (node)", sc.Name)
+			pr, err := measurePeers(rec, o, node, &res.Peers, func(loss float64) *Row { return res.Find(sc.Name, loss, EncQuake3) })
+			if err != nil {
+				return nil, fmt.Errorf("bench: %s: %w", sc.Name, err)
+			}
+			res.Rows = append(res.Rows, pr...)
+			res.Peers.Ran = true
+		}
 		if h := res.Find(sc.Name, 0, EncDoom3Huff); h != nil {
 			res.Encryption = append(res.Encryption, measureEncryption(sc.Name, int(h.BytesMean+0.5), 20000))
 		}
