@@ -353,7 +353,7 @@ func (h *harness) addClient(i int, name string, mode arena.BotMode, input client
 		OnSnapshot: func(s *snapshot.Snapshot) {
 			h.onSnapshot(b, s)
 			if b.tw != nil {
-				b.tw.timing = true // re-prediction follows, within HandlePacket
+				b.tw.begin(s.PVS.Len(), b.c.Stats().Repredicted) // re-prediction follows, within HandlePacket
 			}
 		},
 		CoarseStep:  h.opt.CoarseStep,
@@ -408,7 +408,7 @@ func (h *harness) run(until time.Duration) {
 				Receive: func(now time.Duration, _ netip.AddrPort, p []byte) {
 					b.c.HandlePacket(now, p)
 					if b.tw != nil {
-						b.tw.stop()
+						b.tw.stop(b.c.Stats().Repredicted)
 					}
 				},
 				Advance: b.c.Advance, Next: b.c.Next})

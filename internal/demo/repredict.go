@@ -20,7 +20,11 @@ type RepredictionStats struct {
 	Snapshots uint64 `json:"snapshots"` // snapshots received
 	Frames    uint64 `json:"frames"`    // frames re-run (client.Stats.Repredicted)
 	Steps     uint64 `json:"steps"`     // entity steps (client.Stats.RepredictedSteps)
-	Coarse    uint64 `json:"coarse"`    // re-predictions run in coarse steps
+	// FrameSteps is the entity steps re-predicting the same frames frame
+	// by frame would have taken (frames re-run times the snapshot's PVS):
+	// Steps' reference from the same match.
+	FrameSteps uint64 `json:"frame_steps"`
+	Coarse     uint64 `json:"coarse"` // re-predictions run in coarse steps
 	// NSMedian is the median over the snapshots that left frames to
 	// re-predict of the wall time their re-prediction spent in the game's
 	// RunFrame and RunCoarseFrame; the median, because the mean of a wall
@@ -36,6 +40,9 @@ func (r *RepredictionStats) FramesPerSnapshot() float64 { return r.per(float64(r
 
 // StepsPerSnapshot is the entity steps per snapshot received.
 func (r *RepredictionStats) StepsPerSnapshot() float64 { return r.per(float64(r.Steps)) }
+
+// FrameStepsPerSnapshot is FrameSteps per snapshot received.
+func (r *RepredictionStats) FrameStepsPerSnapshot() float64 { return r.per(float64(r.FrameSteps)) }
 
 func (r *RepredictionStats) per(v float64) float64 {
 	if r.Snapshots == 0 {
@@ -58,6 +65,17 @@ type timedWorld struct {
 	start  time.Time
 	keep   bool      // keep the samples (after the warm-up)
 	all    []float64 // ns per snapshot that re-predicted
+	// the snapshot's PVS and the client's re-predicted frames before it,
+	// for FrameSteps
+	pvs        uint64
+	rep0       uint64
+	frameSteps uint64
+}
+
+// begin starts timing after the client wrote a snapshot with pvs entities
+// into its world, having re-predicted rep frames so far.
+func (t *timedWorld) begin(pvs int, rep uint64) {
+	t.timing, t.pvs, t.rep0 = true, uint64(pvs), rep
 }
 
 // RunFrame implements game.Game.
@@ -76,10 +94,14 @@ func (t *timedWorld) RunCoarseFrame(tk *game.Tick, s game.CoarseStep) {
 	t.World.RunCoarseFrame(tk, s)
 }
 
-// stop ends the timing of a snapshot's re-prediction.
-func (t *timedWorld) stop() {
+// stop ends the timing of a snapshot's re-prediction; rep is the client's
+// re-predicted frames now.
+func (t *timedWorld) stop(rep uint64) {
 	if t.keep && !t.start.IsZero() {
 		t.all = append(t.all, float64(time.Since(t.start)))
+	}
+	if t.keep && t.timing {
+		t.frameSteps += (rep - t.rep0) * t.pvs
 	}
 	t.timing, t.start = false, time.Time{}
 }
@@ -104,6 +126,7 @@ func (r *RepredictionStats) add(b *bot) {
 	r.Coarse += cur.coarse - b.repMark.coarse
 	if b.tw != nil {
 		r.ns = append(r.ns, b.tw.all...)
+		r.FrameSteps += b.tw.frameSteps
 	}
 }
 

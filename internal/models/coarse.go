@@ -25,8 +25,10 @@ type CoarseRow struct {
 	// Frames re-run after each snapshot (the same before and after: a
 	// coarse step still runs the own player every frame).
 	FramesPerSnapshot float64 `json:"frames_per_snapshot"`
-	// Entity steps per snapshot (client.Stats.RepredictedSteps):
-	// deterministic, the same on any machine.
+	// Entity steps per snapshot (client.Stats.RepredictedSteps), both
+	// from the coarse match: the frame-by-frame figure is its frames
+	// re-run times its PVS (demo's FrameSteps), so the two differ only by
+	// the stepping. Deterministic: the same on any machine.
 	StepsBefore float64 `json:"steps_before"`
 	StepsAfter  float64 `json:"steps_after"`
 	// Median wall time of a snapshot's re-prediction, ns, measured in the
@@ -98,7 +100,7 @@ func RunCoarse(o Options) ([]CoarseRow, error) {
 				b, a := before.Reprediction, after.Reprediction
 				rows = append(rows, CoarseRow{Players: n, RTTMS: int(rtt / time.Millisecond), Step: k,
 					FramesPerSnapshot: a.FramesPerSnapshot(),
-					StepsBefore:       b.StepsPerSnapshot(), StepsAfter: a.StepsPerSnapshot(),
+					StepsBefore:       a.FrameStepsPerSnapshot(), StepsAfter: a.StepsPerSnapshot(),
 					NSBefore: b.NSMedian, NSAfter: a.NSMedian,
 					ErrMeanBefore: before.PredErrorOthersMean, ErrMeanAfter: after.PredErrorOthersMean,
 					ErrP99Before: before.PredErrorOthersP99, ErrP99After: after.PredErrorOthersP99,
