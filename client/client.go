@@ -99,6 +99,15 @@ type Config struct {
 	// PredictionWindow is the number of frames of recorded predicted
 	// positions [256].
 	PredictionWindow int
+	// CoarseStep, 2 or more, re-predicts in steps of this many frames
+	// (DOOM III §8, coarse.go) when a snapshot leaves more than CoarseAfter
+	// frames to re-predict and the game implements game.CoarseStepper: the
+	// local player's entity still runs every frame, the others advance
+	// CoarseStep frames at a time. 0 or 1 re-predicts frame by frame [off].
+	CoarseStep int
+	// CoarseAfter: re-predictions of up to this many frames run frame by
+	// frame even with CoarseStep [0: every re-prediction is stepped].
+	CoarseAfter int
 	// OnEvent, if set, sees every event the client receives, before it is
 	// passed to its entity.
 	OnEvent func(ev *game.Event, reliable bool)
@@ -363,6 +372,15 @@ type Stats struct {
 	LoadGames                  uint64
 	Repredicted                uint64 // frames re-run after snapshots
 	ClockResets                uint64 // the clock restarted: a snapshot came more than the command ring behind it
+
+	// RepredictedSteps counts the entity steps of re-prediction: for each
+	// frame re-run, the entities of the PVS it advanced (all of them frame
+	// by frame; with Config.CoarseStep the local player's every frame and
+	// the others once per step). CoarseRepredictions counts the
+	// re-predictions run in steps.
+	RepredictedSteps    uint64
+	CoarseRepredictions uint64
+
 	// Corrections counts the entities whose shown position a snapshot
 	// moved (after re-prediction), CorrectionSum the lengths of those
 	// jumps in world units: what render smoothing (VisualOffset) blends out.

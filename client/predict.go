@@ -76,6 +76,13 @@ func (c *Client) ownCommand(f game.Frame) game.UserCmd {
 // last snapshot, events discarded; then the interpolated entities take
 // their interpolated states.
 func (c *Client) predict(f game.Frame) {
+	c.prepareTick(f)
+	c.g.RunFrame(&c.tick)
+	c.interpolate(f)
+}
+
+// prepareTick fills c.tick for predicting frame f.
+func (c *Client) prepareTick(f game.Frame) {
 	cmds := c.tickCmds[:0]
 	mine, hasMine := c.g.PlayerEntity(c.me)
 	if hasMine {
@@ -95,8 +102,6 @@ func (c *Client) predict(f game.Frame) {
 	}
 	c.tickCmds = cmds
 	c.tick = game.Tick{Frame: f, Cmds: cmds, Events: game.Discard, Predicting: true}
-	c.g.RunFrame(&c.tick)
-	c.interpolate(f)
 }
 
 // interpolate sets every entity of an Interpolate type to its state
@@ -401,10 +406,7 @@ func (c *Client) onSnapshot(now time.Duration) {
 		c.cf = h.Frame // behind the server: nothing to re-predict
 		return
 	}
-	for f := h.Frame + 1; f <= c.cf; f++ {
-		c.predict(f)
-		c.stats.Repredicted++
-	}
+	c.repredict(h.Frame)
 	for _, b := range c.before {
 		e, _ := c.g.Entity(b.n)
 		if e == nil {

@@ -64,6 +64,9 @@ type sim struct {
 	scfg    server.Config
 	// simNodes is nodes(nil), rebuilt when a client is added.
 	simNodes []netsim.Node
+	// wrap, if set, gives the game a client added next predicts with,
+	// around its testgame (sc.g).
+	wrap func(sc *simClient) game.Game
 }
 
 func newSim(t testing.TB, seed uint64, link netsim.LinkConfig, scfg server.Config) *sim {
@@ -169,7 +172,11 @@ func (s *sim) addClient(i int, mode botMode, ccfg client.Config) *simClient {
 			}
 		}
 	}
-	sc.c, err = client.New(ccfg, sc.g, botInput(sc, i), client.SendFunc(func(to netip.AddrPort, p []byte) {
+	var g game.Game = sc.g
+	if s.wrap != nil {
+		g = s.wrap(sc)
+	}
+	sc.c, err = client.New(ccfg, g, botInput(sc, i), client.SendFunc(func(to netip.AddrPort, p []byte) {
 		ep.WriteTo(p, to)
 	}))
 	if err != nil {

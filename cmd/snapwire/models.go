@@ -74,6 +74,12 @@ func runModels(args []string, stdout io.Writer) error {
 				fmt.Fprintf(stdout, "  cost: %s\n", i.Cost)
 			}
 		}
+		for _, r := range s.Coarse {
+			fmt.Fprintf(stdout, "- re-prediction in steps of %d, %d players, %d ms: %.1f frames re-run a snapshot; entity steps %.1f -> %.1f, "+
+				"median %.1f -> %.1f µs; opponents' error mean %.2f -> %.2f, p99 %.1f -> %.1f; own player's %.2f -> %.2f; desyncs %d\n",
+				r.Step, r.Players, r.RTTMS, r.FramesPerSnapshot, r.StepsBefore, r.StepsAfter, r.NSBefore/1000, r.NSAfter/1000,
+				r.ErrMeanBefore, r.ErrMeanAfter, r.ErrP99Before, r.ErrP99After, r.SelfMeanBefore, r.SelfMeanAfter, r.Desyncs)
+		}
 	}
 	return nil
 }

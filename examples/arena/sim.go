@@ -10,7 +10,11 @@ import (
 // order, pickups, doors, props, then the match rules. On a predicting client (t.Predicting) it
 // neither spawns nor removes entities: a shot still costs the cooldown but its rocket appears with
 // the server's snapshot, and an exploded rocket stays, inert, until the server removes it.
-func (w *World) RunFrame(t *game.Tick) {
+func (w *World) RunFrame(t *game.Tick) { w.runFrame(t, game.CoarseStep{Frames: 1}) }
+
+// runFrame runs frame t.Frame with every entity but s.Exact advancing s.Frames frames (1 in an
+// ordinary frame; coarse.go).
+func (w *World) runFrame(t *game.Tick, s game.CoarseStep) {
 	if w.Map == nil {
 		return
 	}
@@ -26,7 +30,8 @@ func (w *World) RunFrame(t *game.Tick) {
 		for ci < len(t.Cmds) && t.Cmds[ci].Entity < n {
 			ci++
 		}
-		if !w.isPresent(n) {
+		exact := s.HasExact && n == s.Exact
+		if !w.isPresent(n) || s.Frames == 0 && !exact {
 			continue
 		}
 		p := &w.Players[i]
@@ -34,12 +39,24 @@ func (w *World) RunFrame(t *game.Tick) {
 		if ci < len(t.Cmds) && t.Cmds[ci].Entity == n {
 			cmd = t.Cmds[ci].Cmd
 		}
-		w.playerFrame(n, p, &cmd, f, ev, t.Predicting)
+		steps := s.Frames
+		if exact {
+			steps = 1
+		}
+		w.playerFrame(n, p, &cmd, f, ev, t.Predicting, steps)
+	}
+	if s.Frames == 0 {
+		return // inside a coarse step: only the exact entity ran
 	}
 	for i := range w.Rockets {
 		n := game.EntityNum(w.Map.FirstRocket + i)
-		if w.isPresent(n) {
+		if !w.isPresent(n) {
+			continue
+		}
+		if s.Frames == 1 {
 			w.rocketFrame(n, &w.Rockets[i], f, ev, t.Predicting)
+		} else {
+			w.rocketSteps(n, &w.Rockets[i], f, s.Frames, ev)
 		}
 	}
 	// A pickup is taken by players whose centre is in its room (all pickups lie inside a room's
@@ -68,7 +85,7 @@ func (w *World) RunFrame(t *game.Tick) {
 	}
 	for i := range w.Props {
 		if spin := w.Map.props[i].Spin; spin != 0 && w.isPresent(game.EntityNum(w.Map.FirstProp+i)) {
-			w.Props[i].Yaw += spin
+			w.Props[i].Yaw += spin * uint16(s.Frames)
 		}
 	}
 	w.matchFrame(f)
@@ -77,19 +94,23 @@ func (w *World) RunFrame(t *game.Tick) {
 // intermission reports whether the match is over and frags are about to reset.
 func (w *World) intermission() bool { return w.Score.Winner >= 0 }
 
-func (w *World) playerFrame(n game.EntityNum, p *Player, cmd *game.UserCmd, f game.Frame, ev game.EventSink, predicting bool) {
+// playerFrame runs player n's frame f; with steps > 1 (coarse re-prediction, coarse.go) it
+// advances the player steps frames at once.
+func (w *World) playerFrame(n game.EntityNum, p *Player, cmd *game.UserCmd, f game.Frame, ev game.EventSink, predicting bool, steps int) {
 	p.Yaw = cmd.Yaw
 	buttons := cmd.Buttons & buttonMask
 	pressed := buttons &^ p.Buttons
 	p.Buttons = buttons
 	if !p.Alive() {
 		if f >= p.Respawn {
-			w.respawn(n, f)
+			// A step of several frames respawns at the frame the frame-by-frame run would: the
+			// spawn point is hashed from it.
+			w.respawn(n, max(f-game.Frame(steps-1), p.Respawn))
 		}
 		return
 	}
 	if p.Cooldown > 0 {
-		p.Cooldown--
+		p.Cooldown = max(p.Cooldown-int32(steps), 0)
 	}
 	if pressed&ButtonUse != 0 {
 		w.use(p, f, ev)
@@ -97,14 +118,20 @@ func (w *World) playerFrame(n game.EntityNum, p *Player, cmd *game.UserCmd, f ga
 	if buttons&ButtonAttack != 0 && p.Cooldown == 0 && !w.intermission() {
 		w.fire(n, p, f, predicting)
 	}
-	w.movePlayer(n, p, cmd)
+	w.movePlayer(n, p, cmd, steps)
 }
 
 // movePlayer applies Quake-style friction and acceleration, then moves with collision. Movement
 // is relative to the view: Forward along Yaw, Right 90 degrees clockwise of it (yaw 0 looks
-// along +X, yaw 16384 along +Y).
-func (w *World) movePlayer(n game.EntityNum, p *Player, cmd *game.UserCmd) {
+// along +X, yaw 16384 along +Y). steps > 1 integrates that many frames in one step (coarse.go);
+// steps = 1 multiplies by dt exactly as a fixed 1/60 s step.
+func (w *World) movePlayer(n game.EntityNum, p *Player, cmd *game.UserCmd, steps int) {
+	dt := dt
+	if steps > 1 {
+		dt = float32(dt * float32(steps))
+	}
 	v := vec2{p.VX, p.VY}
+	v0 := v // a step of several frames moves as if the velocity went from v0 to the new one linearly
 	// Friction.
 	if speed := v.length(); speed > 0 {
 		control := speed
@@ -142,6 +169,9 @@ func (w *World) movePlayer(n game.EntityNum, p *Player, cmd *game.UserCmd) {
 	// Slide along other players: drop the part of the move that goes into one.
 	pos := vec2{p.X, p.Y}
 	d := vec2{p.VX, p.VY}.scale(dt)
+	if steps > 1 {
+		d = v0.addScaled(vec2{p.VX, p.VY}.sub(v0), float32(steps+1)/float32(2*steps)).scale(dt)
+	}
 	for j := range w.Players {
 		o := &w.Players[j]
 		if j == int(n) || !o.Alive() || !w.isPresent(game.EntityNum(j)) {
@@ -157,7 +187,13 @@ func (w *World) movePlayer(n game.EntityNum, p *Player, cmd *game.UserCmd) {
 			}
 		}
 	}
-	np, bx, by := w.moveBox(pos, d, PlayerRadius)
+	var np vec2
+	var bx, by bool
+	if steps == 1 {
+		np, bx, by = w.moveBox(pos, d, PlayerRadius)
+	} else {
+		np, bx, by = w.moveBoxLong(pos, d, PlayerRadius)
+	}
 	if bx {
 		p.VX = 0
 	}

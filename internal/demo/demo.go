@@ -58,6 +58,13 @@ type Options struct {
 	// SnapshotRate is the server's snapshot rate, 10..60 Hz [0: the
 	// server's default, 20].
 	SnapshotRate int
+	// CoarseStep and CoarseAfter are the clients' client.Config.CoarseStep
+	// and CoarseAfter: re-prediction in larger steps (DOOM III §8).
+	CoarseStep, CoarseAfter int
+	// Reprediction measures the clients' re-prediction after the warm-up
+	// (repredict.go): frames, entity steps and the wall time in the game
+	// code, in Result.Reprediction.
+	Reprediction bool
 	// Progress, if set, is called after every virtual second.
 	Progress func(Second)
 }
@@ -109,6 +116,8 @@ func (o *Options) validate() error {
 		return fmt.Errorf("%w: warm-up %v (0 up to the duration %v)", ErrOptions, o.Warmup, o.Duration)
 	case o.SnapshotRate != 0 && (o.SnapshotRate < 10 || o.SnapshotRate > 60):
 		return fmt.Errorf("%w: snapshot rate %d (10..60)", ErrOptions, o.SnapshotRate)
+	case o.CoarseStep < 0 || o.CoarseStep > 60 || o.CoarseAfter < 0:
+		return fmt.Errorf("%w: coarse step %d after %d frames (0..60, 0 or more)", ErrOptions, o.CoarseStep, o.CoarseAfter)
 	case o.Mode != arena.BotDeathmatch && o.Mode != arena.BotNeverTouch:
 		return fmt.Errorf("%w: bot mode %d", ErrOptions, o.Mode)
 	}
@@ -140,6 +149,10 @@ type bot struct {
 	leadN                        uint64
 	self, others                 errStats  // after the warm-up
 	mark                         cmdCounts // server counts at the end of the warm-up
+	// tw times re-prediction (Options.Reprediction); repMark holds its
+	// counters at the end of the warm-up.
+	tw      *timedWorld
+	repMark repredictMark
 }
 
 // cmdCounts are the server's command counts for one client (DOOM III §2).
@@ -249,12 +262,16 @@ func (h *harness) endWarmup() {
 	}
 	h.warm = true
 	for _, b := range h.bots {
+		if b.tw != nil {
+			b.tw.keep = true
+		}
 		if b.c.State() != client.Connected {
 			continue
 		}
 		if cs, ok := h.srv.Client(b.c.ClientNum()); ok {
 			b.mark = countsOf(cs)
 		}
+		b.repMark = b.repredictCounters()
 	}
 }
 
@@ -335,7 +352,12 @@ func (h *harness) addClient(i int, name string, mode arena.BotMode, input client
 		Seed: h.opt.Seed*1000 + uint64(i),
 		OnSnapshot: func(s *snapshot.Snapshot) {
 			h.onSnapshot(b, s)
+			if b.tw != nil {
+				b.tw.begin(s.PVS.Len(), b.c.Stats().Repredicted) // re-prediction follows, within HandlePacket
+			}
 		},
+		CoarseStep:  h.opt.CoarseStep,
+		CoarseAfter: h.opt.CoarseAfter,
 		OnApply: func(seq snapshot.Seq, base *snapshot.CommonBase) {
 			k := appliedKey{b.c.ClientNum(), b.c.GameID(), seq}
 			if hash, ok := h.applied[k]; ok {
@@ -357,7 +379,12 @@ func (h *harness) addClient(i int, name string, mode arena.BotMode, input client
 		b.ai.Client = b.c.ClientNum()
 		return b.ai.Command(b.w, f)
 	})
-	b.c, err = client.New(cfg, b.w, botInput, client.SendFunc(func(to netip.AddrPort, p []byte) {
+	var g game.Game = b.w
+	if h.opt.Reprediction {
+		b.tw = &timedWorld{World: b.w}
+		g = b.tw
+	}
+	b.c, err = client.New(cfg, g, botInput, client.SendFunc(func(to netip.AddrPort, p []byte) {
 		ep.WriteTo(p, to)
 	}))
 	if err != nil {
@@ -378,7 +405,12 @@ func (h *harness) run(until time.Duration) {
 		h.nodes = append(h.nodes[:0], netsim.Node{Endpoint: h.sep, Receive: h.srv.HandlePacket, Advance: h.srv.Advance, Next: h.srv.Next})
 		for _, b := range h.bots {
 			h.nodes = append(h.nodes, netsim.Node{Endpoint: b.ep,
-				Receive: func(now time.Duration, _ netip.AddrPort, p []byte) { b.c.HandlePacket(now, p) },
+				Receive: func(now time.Duration, _ netip.AddrPort, p []byte) {
+					b.c.HandlePacket(now, p)
+					if b.tw != nil {
+						b.tw.stop(b.c.Stats().Repredicted)
+					}
+				},
 				Advance: b.c.Advance, Next: b.c.Next})
 		}
 	}

@@ -79,6 +79,9 @@ type Result struct {
 	Shots *ShotStats `json:"shots,omitempty"`
 	// Section8: DOOM III §8's ideas measured (Options.Section8).
 	Section8 *Section8Stats `json:"section8,omitempty"`
+	// Reprediction: the clients' re-prediction after snapshots
+	// (Options.Reprediction).
+	Reprediction *RepredictionStats `json:"reprediction,omitempty"`
 
 	WallMS    float64        `json:"wall_ms"`
 	Seconds   []Second       `json:"seconds"`
@@ -278,6 +281,15 @@ func (h *harness) finish(res *Result) {
 		res.PacketBytesDownMean += float64(cur.down)
 		res.PredErrorSelfMax = max(res.PredErrorSelfMax, b.self.max)
 		res.PredErrorOthersMax = max(res.PredErrorOthersMax, b.others.max)
+		if h.opt.Reprediction {
+			if res.Reprediction == nil {
+				res.Reprediction = &RepredictionStats{}
+			}
+			res.Reprediction.add(b)
+		}
+	}
+	if res.Reprediction != nil {
+		res.Reprediction.finish()
 	}
 	n := float64(len(h.bots))
 	res.KbpsPerClientMean = round(kbpsSum/n, 2)

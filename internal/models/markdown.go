@@ -41,6 +41,18 @@ func Markdown(r *Result) string {
 			}
 			fmt.Fprintf(&b, "| %s | %s | %.1f | %.1f | %s | %s |\n", i.Name, i.Figure, i.Before, i.After, i.Verdict, cost)
 		}
+		if len(s.Coarse) > 0 {
+			b.WriteString("\nRe-prediction in larger steps, per match (before: frame by frame; after: the own player every frame, " +
+				"the other entities in steps; entity steps and the median wall time of a snapshot's re-prediction; the opponents' " +
+				"and the own player's prediction error, world units):\n\n")
+			b.WriteString("| players | rtt ms | step | frames re-run | entity steps | µs | opponents' error mean | p99 | own error mean | desyncs |\n")
+			b.WriteString("|---:|---:|---:|---:|---|---|---|---|---|---:|\n")
+			for _, r := range s.Coarse {
+				fmt.Fprintf(&b, "| %d | %d | %d | %.1f | %.1f → %.1f | %.1f → %.1f | %.2f → %.2f | %.1f → %.1f | %.2f → %.2f | %d |\n",
+					r.Players, r.RTTMS, r.Step, r.FramesPerSnapshot, r.StepsBefore, r.StepsAfter, r.NSBefore/1000, r.NSAfter/1000,
+					r.ErrMeanBefore, r.ErrMeanAfter, r.ErrP99Before, r.ErrP99After, r.SelfMeanBefore, r.SelfMeanAfter, r.Desyncs)
+			}
+		}
 	}
 	return b.String()
 }

@@ -32,17 +32,23 @@ type Options struct {
 	// SlowPeer adds the variant where one player's link has 3x the round
 	// trip of the others.
 	SlowPeer bool
+	// CoarseSteps are the step lengths, in frames, of DOOM III §8's
+	// re-prediction in larger steps, each measured against frame by frame
+	// at the player counts of at least 8 and round trips of at least
+	// 100 ms (RunCoarse); none: not measured.
+	CoarseSteps []int
 }
 
 // Quick is the matrix CI runs.
 func Quick() Options {
-	return Options{Players: []int{2, 8}, RTTs: []time.Duration{50 * time.Millisecond, 200 * time.Millisecond}, Duration: 8 * time.Second, Loss: 0.02, Seed: 1, SlowPeer: true}
+	return Options{Players: []int{2, 8}, RTTs: []time.Duration{50 * time.Millisecond, 200 * time.Millisecond}, Duration: 8 * time.Second, Loss: 0.02, Seed: 1, SlowPeer: true,
+		CoarseSteps: []int{2}}
 }
 
 // Full is the documented matrix.
 func Full() Options {
 	return Options{Players: []int{2, 4, 8, 16}, RTTs: []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond},
-		Duration: 20 * time.Second, Loss: 0.02, Seed: 1, SlowPeer: true}
+		Duration: 20 * time.Second, Loss: 0.02, Seed: 1, SlowPeer: true, CoarseSteps: []int{2, 4}}
 }
 
 // Row is one match's figures.

@@ -98,15 +98,15 @@ func TestMarkdownFromQuickRun(t *testing.T) {
 	}
 	md := Markdown(r)
 	t.Log("\n" + md)
-	if got := strings.Count(md, "\n| "); got != len(r.Rows)+1+len(r.Section8.Ideas)+1 {
-		t.Errorf("%d table lines, want %d rows, %d ideas and two headers", got, len(r.Rows), len(r.Section8.Ideas))
+	if got := strings.Count(md, "\n| "); got != len(r.Rows)+1+len(r.Section8.Ideas)+1+len(r.Section8.Coarse)+1 {
+		t.Errorf("%d table lines, want %d rows, %d ideas, %d coarse rows and three headers", got, len(r.Rows), len(r.Section8.Ideas), len(r.Section8.Coarse))
 	}
 	for _, c := range r.Claims {
 		if !strings.Contains(md, c.String()) {
 			t.Errorf("claim missing: %s", c)
 		}
 	}
-	if len(r.Section8.Ideas) != 4 {
+	if len(r.Section8.Ideas) != 5 || len(r.Section8.Coarse) != 1 {
 		t.Fatalf("%d ideas", len(r.Section8.Ideas))
 	}
 	for _, i := range r.Section8.Ideas {

@@ -26,6 +26,9 @@ type Section8 struct {
 	Players int    `json:"players"`
 	RTTMS   int    `json:"rtt_ms"`
 	Ideas   []Idea `json:"ideas"`
+	// Coarse holds (c), re-prediction in larger steps, per match
+	// (RunCoarse); its row at Players and RTTMS is also an idea.
+	Coarse []CoarseRow `json:"coarse,omitempty"`
 }
 
 // Result is everything the models command measures.
@@ -54,7 +57,8 @@ func RunAll(o Options) (*Result, error) {
 // third snapshot, with entities the client's prediction carries left out,
 // and with client-side entities, against the same snapshots with
 // everything written; the prediction error an update every second
-// snapshot costs, from the same match at half the snapshot rate.
+// snapshot costs, from the same match at half the snapshot rate; and
+// re-prediction in larger steps against frame by frame (RunCoarse).
 func RunSection8(o Options) (*Section8, error) {
 	n, rtt := 0, time.Duration(0)
 	for _, p := range o.Players {
@@ -109,6 +113,12 @@ func RunSection8(o Options) (*Section8, error) {
 		far.Verdict += fmt.Sprintf("; the far opponents' prediction error rises from %.1f to %.1f units at half the rate", st.FarErrorMean, half.Section8.FarErrorMean)
 	} else {
 		far.Verdict += fmt.Sprintf("; at half the rate the far opponents' prediction error does not rise measurably (%.1f vs %.1f units)", st.FarErrorMean, half.Section8.FarErrorMean)
+	}
+	if s.Coarse, err = RunCoarse(o); err != nil {
+		return nil, err
+	}
+	if idea, ok := coarseIdea(s.Coarse, s.Players, s.RTTMS); ok {
+		s.Ideas = append(s.Ideas, idea)
 	}
 	return s, nil
 }
