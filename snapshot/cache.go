@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -50,6 +51,28 @@ type FrameCache struct {
 	memo     []memoRec
 	memoBuf  []byte
 	memoHits int // deltas replayed from the memo since the cache was made (tests)
+
+	// view: this cache is a read-only view of another's frame (ShareFrom); stale: a Build
+	// asked it for another frame.
+	view, stale bool
+}
+
+// ErrNotPrepared is returned by a Build through a view of a FrameCache (ShareFrom) that meets
+// an entity or state its cache did not prepare, or another frame than the cache's.
+var ErrNotPrepared = errors.New("snapshot: entity, state or frame not prepared in the shared FrameCache")
+
+// ShareFrom makes v a read-only view of c's current frame, through which one goroutine may
+// Build snapshots while other goroutines Build through views of their own: the clients of a
+// frame built in parallel. c must have been prepared for the frame first, with Prepare (the
+// union of the clients' PVSs) and PrepareStates (every client's non-PVS states): a view
+// encodes nothing, and a Build that meets an entity or a state c does not hold, or another
+// frame, fails with ErrNotPrepared. A view shares no delta memo, so its Builds do not replay
+// other clients' deltas; the bits are the same either way. c must not change (Prepare,
+// Build, Invalidate) while views of it are in use, and the views are stale once it does. v
+// keeps no memory of its own; ShareFrom allocates nothing.
+func (v *FrameCache) ShareFrom(c *FrameCache) {
+	*v = FrameCache{frame: c.frame, gen: c.gen, ents: c.ents, buf: c.buf, states: c.states, nstates: c.nstates,
+		stateIx: c.stateIx, view: true}
 }
 
 // Bounds of the delta memo of one generation: at most memoRecs deltas and memoBytes bytes of
@@ -98,6 +121,10 @@ type cacheEntry struct {
 // Invalidate forgets everything cached: the next Build encodes the entities again even for
 // the same frame.
 func (c *FrameCache) Invalidate() {
+	if c.view {
+		c.stale = true // a view never writes to the cache it shares
+		return
+	}
 	c.gen++
 	if c.gen == 0 { // wrapped: clear the stamps so that no old entry looks current
 		for i := range c.ents {
@@ -116,6 +143,10 @@ func (c *FrameCache) Invalidate() {
 
 // begin makes the cache hold frame f.
 func (c *FrameCache) begin(f game.Frame) {
+	if c.view {
+		c.stale = c.stale || c.gen == 0 || c.frame != f
+		return
+	}
 	if c.ents == nil {
 		c.ents = make([]cacheEntry, game.MaxEntities)
 	}
@@ -129,6 +160,9 @@ func (c *FrameCache) begin(f game.Frame) {
 // Build of the frame would on its way. A server may call it once per frame with the union of
 // its clients' PVSs to keep the shared work in one place; Build does it lazily otherwise.
 func (c *FrameCache) Prepare(f game.Frame, world Entities, reg *game.Registry, pvs *PVS) error {
+	if c.view {
+		return errors.New("snapshot: Prepare on a view of a FrameCache")
+	}
 	c.begin(f)
 	for n := range pvs.All() {
 		if _, err := c.entity(n, world, reg); err != nil {
@@ -140,9 +174,15 @@ func (c *FrameCache) Prepare(f game.Frame, world Entities, reg *game.Registry, p
 
 // entity returns entity n's cache entry for the current frame, encoding it if needed.
 func (c *FrameCache) entity(n game.EntityNum, world Entities, reg *game.Registry) (*cacheEntry, error) {
+	if c.view && (c.stale || c.ents == nil) {
+		return nil, ErrNotPrepared
+	}
 	ce := &c.ents[n]
 	if ce.gen == c.gen {
 		return ce, nil // looked up this frame: no call into the game
+	}
+	if c.view {
+		return nil, ErrNotPrepared
 	}
 	ent, typ := world.Entity(n)
 	ce.typ, ce.bits, ce.memo = game.NoType, 0, -1
@@ -180,6 +220,9 @@ func (c *FrameCache) state(ce *cacheEntry) []byte { return c.buf[ce.off:cap(c.bu
 // client's states (the shared ones, like a scoreboard, once) to keep the shared work in one
 // place; Build does it lazily otherwise.
 func (c *FrameCache) PrepareStates(f game.Frame, states []game.Snapshotter) error {
+	if c.view {
+		return errors.New("snapshot: PrepareStates on a view of a FrameCache")
+	}
 	c.begin(f)
 	for id, s := range states {
 		if _, err := c.stateOf(s, nil); err != nil {
@@ -201,6 +244,9 @@ func ifaceWords(s *game.Snapshotter) [2]unsafe.Pointer {
 // hint, when not nil, holds the entry's index last time (updated): a client's instances are
 // met in the same order frame after frame, so the lookup is one compare in steady state.
 func (c *FrameCache) stateOf(s game.Snapshotter, hint *int32) (*stateEntry, error) {
+	if c.view && c.stale {
+		return nil, ErrNotPrepared
+	}
 	key := ifaceWords(&s)
 	if hint != nil {
 		if i := int(*hint); i >= 0 && i < c.nstates && ifaceWords(&c.states[i].s) == key {
@@ -212,6 +258,9 @@ func (c *FrameCache) stateOf(s game.Snapshotter, hint *int32) (*stateEntry, erro
 			*hint = i
 		}
 		return &c.states[i], nil
+	}
+	if c.view {
+		return nil, ErrNotPrepared
 	}
 	if c.nstates == len(c.states) {
 		c.states = append(c.states, stateEntry{})
@@ -251,6 +300,10 @@ func (c *FrameCache) stateOf(s game.Snapshotter, hint *int32) (*stateEntry, erro
 // WriteBitsFrom for the next client with the same base: the bits are the same, and the
 // per-field loop runs once per entity and distinct base.
 func (c *FrameCache) writeEntDelta(w *bitmsg.Writer, ce *cacheEntry, st []byte, nbits int, base []byte, baseBits int) {
+	if c.view {
+		w.WriteDelta(&ce.layout, st, nbits, base, baseBits) // no memo through a view
+		return
+	}
 	nb := (baseBits + 7) / 8
 	key := base[:nb]
 	depth := 0
