@@ -240,6 +240,14 @@ func (r *Result) WriteMarkdown(w io.Writer, notes string) error {
 				h.NsPerClientSnapshot/1000, c.NsPerClientSnapshot/1000, (c.NsPerClientSnapshot-h.NsPerClientSnapshot)/1000, h.ServerNS256/1000, c.ServerNS256/1000)
 		}
 	}
+	if len(r.Scale) > 0 {
+		p("\n## Scale: the largest match one server process holds\n\nThe 64p recording with %d clients (its 64 players, each followed by three spectators who see what it sees), every client's PVS cut or padded to the given count of live entities; each snapshot frame the shared Prepare and PrepareStates, then every client's Build and Ack (no channel), built by one goroutine or split between two through read-only views of the frame's cache (snapshot.FrameCache.ShareFrom; the two-worker snapshots are compared with the serial ones bit for bit). µs is the wall time per client-snapshot (the second of three passes over %d ticks). Max clients: the most whose 20 Hz snapshots and PVS (%.1f µs a client) fit, with the 60 Hz game frame (%.0f µs, on one goroutine), in one second per second: one core for one worker, two for two. Wall times on a shared machine; the two-worker figures need the second core free.\n\n", ScaleClients, min(r.Options.Ticks, 60), r.scaleVisibleNS()/1000, r.scaleFrameNS()/1000)
+		p("| visible entities | µs per client-snapshot, 1 core | max clients, 1 core | µs per client-snapshot, 2 workers | max clients, 2 cores | identical |\n|---:|---:|---:|---:|---:|---|\n")
+		for i := 0; i+1 < len(r.Scale); i += 2 {
+			a, b := r.Scale[i], r.Scale[i+1]
+			p("| %d | %.1f | %d | %.1f | %d | %v |\n", a.Visible, a.NsPerClientSnapshot/1000, a.MaxClients, b.NsPerClientSnapshot/1000, b.MaxClients, b.Identical)
+		}
+	}
 	p("\n## Server cost, allocations, memory (0%% loss)\n\nServer CPU per client-snapshot, steady state, measured as a server spends it: each snapshot frame the shared work (the FrameCache's Prepare with the union of every client's PVS and PrepareStates with every client's non-PVS states) plus, for **every** client, Build + taking the ack (channel and snapshot) + queueing \"apply S\" + the channel's Send (reliable section, compression: zrle for `doom3`, zrle or Huffman for `doom3+huff`), all divided by the client-snapshots built (\"all clients\": the issue's metric, used by the targets). Building all clients' snapshots from one cache is what lets it share the deltas of clients whose base states are equal. \"one client\": client 0's snapshots alone plus a 1/clients share of the shared work, which can never share deltas. Quake 3 = taking the snapshot + writing it with Huffman (client 0), plus a per-client share of filling every entity's fixed state once per frame. \"256 visible\": the same recording with each client's PVS cut or padded to exactly 256 live entities. Each figure is the third of three passes through the recording (%d ticks), acknowledging two snapshots back (100 ms RTT).\n\n", r.Options.Ticks)
 	p("| scenario | PVS | doom3 µs, all clients | doom3 µs, one client | doom3+huff µs, all clients | doom3+huff µs, one client | quake3 µs |\n|---|---|---:|---:|---:|---:|---:|\n")
 	for _, s := range r.Scenarios {
@@ -397,3 +405,24 @@ func (r *Result) zrleSVG() string {
 	b.WriteString("</svg>\n")
 	return b.String()
 }
+
+// scaleFrameNS and scaleVisibleNS are the 64p scenario's game frame and PVS costs, which the
+// scale points' client counts include.
+func (r *Result) scaleFrameNS() float64 {
+	for _, s := range r.Scenarios {
+		if s.Name == "64p" {
+			return s.FrameNS
+		}
+	}
+	return 0
+}
+
+func (r *Result) scaleVisibleNS() float64 {
+	for _, s := range r.Scenarios {
+		if s.Name == "64p" {
+			return s.VisibleNS
+		}
+	}
+	return 0
+}
+

@@ -134,6 +134,9 @@ type Result struct {
 	Sections []string `json:"-"`
 	// Peers says whether the peer libraries ran (Options.PeersDir).
 	Peers PeerStatus
+	// Scale is the largest match one server process holds, on one core and on two (64p
+	// recording, ScaleClients clients, ScaleVisible entities each).
+	Scale []ScalePoint
 }
 
 // ScenarioInfo describes a recorded scenario.
@@ -188,6 +191,16 @@ func Run(o Options) (*Result, error) {
 		}
 		res.Rows = append(res.Rows, rows...)
 		res.Scenarios = append(res.Scenarios, info)
+		if sc.Name == "64p" {
+			progress(o, "  64p scale: %d clients, %v visible, 1 and 2 workers", ScaleClients, ScaleVisible)
+			_, base, err := Tables(rec)
+			if err != nil {
+				return nil, err
+			}
+			if res.Scale, err = measureScale(rec, base, min(o.Ticks, 60)); err != nil {
+				return nil, fmt.Errorf("bench: %w", err)
+			}
+		}
 		if node != "" {
 			progress(o, "  %s: peers (node)", sc.Name)
 			pr, err := measurePeers(rec, o, node, &res.Peers, func(loss float64) *Row { return res.Find(sc.Name, loss, EncQuake3) })
