@@ -425,4 +425,3 @@ func (r *Result) scaleVisibleNS() float64 {
 	}
 	return 0
 }
-
