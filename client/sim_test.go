@@ -2,6 +2,8 @@ package client_test
 
 import (
 	"bytes"
+	"hash"
+	"hash/fnv"
 	"net/netip"
 	"testing"
 	"time"
@@ -9,7 +11,9 @@ import (
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/testgame"
+	"github.com/snapwire/snapwire/netchan"
 	"github.com/snapwire/snapwire/netsim"
+	"github.com/snapwire/snapwire/proto"
 	"github.com/snapwire/snapwire/server"
 	"github.com/snapwire/snapwire/snapshot"
 )
@@ -62,6 +66,8 @@ type sim struct {
 	record  bool
 	applied map[[2]uint64]uint64 // (client, seq) -> server base hash after applying
 	scfg    server.Config
+	// sent hashes every snapshot packet the server sent, in order.
+	sent hash.Hash64
 	// simNodes is nodes(nil), rebuilt when a client is added.
 	simNodes []netsim.Node
 	// wrap, if set, gives the game a client added next predicts with,
@@ -86,7 +92,11 @@ func newSim(t testing.TB, seed uint64, link netsim.LinkConfig, scfg server.Confi
 		s.applied[[2]uint64{uint64(c), uint64(seq)}] = base.Hash()
 	}
 	s.scfg = scfg
+	s.sent = fnv.New64a()
 	s.srv, err = server.New(scfg, s.sg, testgame.DefaultSettings, server.SendFunc(func(to netip.AddrPort, p []byte) {
+		if !netchan.IsConnectionless(p) && len(p) >= netchan.HeaderLen && p[1] == byte(proto.TypeSnapshot) {
+			s.sent.Write(p) // the handshake's packets carry the clients' random nonces
+		}
 		s.sep.WriteTo(p, to)
 	}))
 	if err != nil {

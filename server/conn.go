@@ -87,10 +87,19 @@ type client struct {
 	pvs    snapshot.PVS
 	states []game.Snapshotter
 	others []game.PlayerCmd
-	msg    game.UserCmdMessage
-	r      bitmsg.Reader
-	h      chanHandler // reused for every packet: no allocation per Receive
-	stats  ClientStats
+	// in is the snapshot being sent (prepareSnapshot), evStart the index
+	// of its first event in the server's unreliable events.
+	in      snapshot.Input
+	evStart int
+	// snapW and snapBuf hold the client's snapshot while parallel workers
+	// build the frame's snapshots (Config.SnapshotWorkers).
+	snapW    bitmsg.Writer
+	snapBuf  []byte
+	buildErr error
+	msg      game.UserCmdMessage
+	r        bitmsg.Reader
+	h        chanHandler // reused for every packet: no allocation per Receive
+	stats    ClientStats
 }
 
 func newClient(s *Server, num game.ClientNum, id netchan.ConnID, from netip.AddrPort, m proto.Connect, now time.Duration, tok *token.Private) *client {
@@ -334,16 +343,37 @@ func (c *client) handle(now time.Duration, from netip.AddrPort, pkt []byte) {
 // sendSnapshot sends the client's snapshot for the frame just run (DOOM
 // III §3.2), or "load game" when the client is in another game (§3.1).
 func (c *client) sendSnapshot(now time.Duration) {
+	if !c.prepareSnapshot(now) {
+		return
+	}
+	s := c.s
+	s.w.Reset(s.buf)
+	var t0 time.Duration
+	if s.cfg.Stopwatch != nil {
+		t0 = s.cfg.Stopwatch()
+	}
+	err := c.buildSnapshot(&s.w, &s.snapCache)
+	if s.cfg.Stopwatch != nil {
+		s.stats.SnapshotBuildTime.Observe(s.cfg.Stopwatch() - t0)
+	}
+	c.finishSnapshot(now, &s.w, err)
+}
+
+// prepareSnapshot gathers what the client's snapshot of the frame just run
+// holds (its PVS, non-PVS states, the other players' commands, the events)
+// into c.in, asking the game; it sends "load game" instead, or skips the
+// snapshot when the rate does not allow it, and then returns false.
+func (c *client) prepareSnapshot(now time.Duration) bool {
 	s := c.s
 	if !c.inGame {
 		p := proto.AppendLoadGame(s.buf[:0], s.gameID, s.settings)
 		c.stats.LoadGameSent++
 		c.ch.Send(now, proto.TypeLoadGame, p, c.emit)
-		return
+		return false
 	}
 	if c.lastSnapBytes > 0 && !c.ch.CanSend(now, c.lastSnapBytes) {
 		c.stats.SnapshotsSkipped++
-		return
+		return false
 	}
 	c.pvs.Clear()
 	s.g.Visible(c.num, &c.pvs)
@@ -370,35 +400,45 @@ func (c *client) sendSnapshot(now time.Duration) {
 	if len(evs) > snapshot.MaxEvents {
 		evs = evs[:snapshot.MaxEvents]
 	}
-	in := snapshot.Input{
+	c.evStart = start
+	c.in = snapshot.Input{
 		Frame: s.frame, Time: s.frameTime(s.frame),
 		Duplicated: c.dupSinceSnap, Lead: c.lead,
 		PVS: &c.pvs, World: s.g, States: c.states, Cmds: c.others, Events: evs,
-		Cache: &s.snapCache,
 	}
 	if c.leadHave {
-		in.Lead = c.leadMin
+		c.in.Lead = c.leadMin
 	}
-	s.w.Reset(s.buf)
-	s.w.WriteUint32(uint32(s.gameID))
-	var t0 time.Duration
-	if s.cfg.Stopwatch != nil {
-		t0 = s.cfg.Stopwatch()
-	}
-	_, err := c.enc.Build(&s.w, &in)
-	if s.cfg.Stopwatch != nil {
-		s.stats.SnapshotBuildTime.Observe(s.cfg.Stopwatch() - t0)
-	}
-	if err != nil {
-		c.s.stats.BadPackets++
+	return true
+}
+
+// buildSnapshot writes the game id and the client's snapshot of c.in into
+// w, the entities' encodings shared through cache. It touches only the
+// client's own encoder and w, and reads the cache, so clients may build at
+// once on several goroutines through views of one prepared cache
+// (Config.SnapshotWorkers).
+func (c *client) buildSnapshot(w *bitmsg.Writer, cache *snapshot.FrameCache) error {
+	w.WriteUint32(uint32(c.s.gameID))
+	c.in.Cache = cache
+	_, err := c.enc.Build(w, &c.in)
+	c.in.Cache = nil
+	return err
+}
+
+// finishSnapshot sends the snapshot buildSnapshot wrote into w and keeps
+// the client's counters.
+func (c *client) finishSnapshot(now time.Duration, w *bitmsg.Writer, err error) {
+	s := c.s
+	if err != nil || w == nil {
+		s.stats.BadPackets++
 		return
 	}
-	c.lead = in.Lead
+	c.lead = c.in.Lead
 	c.leadHave = false
 	c.dupSinceSnap = 0
-	c.evCursor = s.unrelAt + uint64(start+len(evs))
-	c.stats.SnapshotBits += uint64(s.w.Len() - 32)
-	p := s.w.Bytes()
+	c.evCursor = s.unrelAt + uint64(c.evStart+len(c.in.Events))
+	c.stats.SnapshotBits += uint64(w.Len() - 32)
+	p := w.Bytes()
 	c.lastSnapBytes = len(p)
 	c.stats.SnapshotsSent++
 	c.ch.Send(now, proto.TypeSnapshot, p, c.emit)

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/snapwire/snapwire/bitmsg"
@@ -99,6 +100,16 @@ type Config struct {
 	// each frame, for hit detection at a client's view time (lagcomp.go;
 	// Half-Life's lag compensation, DOOM III §1.1). Off by default.
 	LagCompensation LagConfig
+	// SnapshotWorkers is how many goroutines build a frame's snapshots [1].
+	// With more, the server asks the game for every due client's snapshot
+	// (PVS, states, commands, events) first, encodes the frame's visible
+	// entities and states once (snapshot.FrameCache Prepare, PrepareStates),
+	// builds the clients' snapshots on that many goroutines through
+	// read-only views of the cache (ShareFrom), and sends them in client
+	// order: the same bytes as one worker (TestSnapshotWorkersSameBytes).
+	// The game is only ever called from the goroutine that runs the server.
+	// At most MaxSnapshotWorkers.
+	SnapshotWorkers int
 	// OnFrame, if set, is called after every game frame (tests record the
 	// authoritative states here).
 	OnFrame func(f game.Frame)
@@ -153,6 +164,9 @@ func (c *Config) defaults() {
 	if c.MaxPasswordFailures <= 0 {
 		c.MaxPasswordFailures = 3
 	}
+	if c.SnapshotWorkers <= 0 {
+		c.SnapshotWorkers = 1
+	}
 }
 
 // Errors.
@@ -180,13 +194,19 @@ type Server struct {
 	// shared by all clients' snapshots of that frame (snapshot.FrameCache).
 	// Anything that changes entities without running a frame invalidates it.
 	snapCache snapshot.FrameCache
-	cfg       Config
-	g         game.Game
-	reg       *game.Registry
-	send      Sender
-	frameDur  time.Duration
-	rng       *rand.Rand // game ids
-	ids       *rand.Rand // connection ids
+	// The parallel snapshot path (Config.SnapshotWorkers): the due and
+	// prepared clients of the frame, the union of their PVSs, the
+	// workers' views of snapCache.
+	due, ready []*client
+	union      snapshot.PVS
+	views      []snapshot.FrameCache
+	cfg        Config
+	g          game.Game
+	reg        *game.Registry
+	send       Sender
+	frameDur   time.Duration
+	rng        *rand.Rand // game ids
+	ids        *rand.Rand // connection ids
 
 	settings  string
 	gameID    game.GameID
@@ -253,6 +273,9 @@ type Stats struct {
 	// new address beyond the bytes received from it before the client's
 	// next packet confirmed it.
 	AddrChanges, UnconfirmedDrops uint64
+	// ParallelSnapshotFrames counts the frames whose snapshots several
+	// goroutines built (Config.SnapshotWorkers).
+	ParallelSnapshotFrames uint64
 	// TokensRefused counts connects refused for their token; Throttled
 	// those refused by MaxConnectAttempts, MaxPasswordFailures or
 	// MaxClientsPerIP.
@@ -275,6 +298,9 @@ func New(cfg Config, g game.Game, settings string, send Sender) (*Server, error)
 	cfg.defaults()
 	if cfg.SnapshotRate < 10 || cfg.SnapshotRate > 60 || send == nil || g == nil {
 		return nil, fmt.Errorf("%w: snapshot rate %d (10..60), sender and game required", ErrConfig, cfg.SnapshotRate)
+	}
+	if cfg.SnapshotWorkers > MaxSnapshotWorkers {
+		return nil, fmt.Errorf("%w: %d snapshot workers (1..%d)", ErrConfig, cfg.SnapshotWorkers, MaxSnapshotWorkers)
 	}
 	s := &Server{
 		cfg: cfg, g: g, reg: g.Registry(), send: send,
@@ -428,6 +454,9 @@ func (s *Server) runFrame(now, t time.Duration) {
 }
 
 // frameAt runs the next frame at its due time t.
+// MaxSnapshotWorkers bounds Config.SnapshotWorkers.
+const MaxSnapshotWorkers = 64
+
 func (s *Server) frameAt(t time.Duration) {
 	f := s.frame + 1
 	s.events.Reset()
@@ -454,6 +483,7 @@ func (s *Server) frameAt(t time.Duration) {
 	if s.cfg.OnFrame != nil {
 		s.cfg.OnFrame(f)
 	}
+	due := s.due[:0]
 	for _, c := range s.slots {
 		// Half a frame of tolerance: 20 Hz at 60 Hz is every 3rd frame.
 		if c != nil && t+s.frameDur/2 >= c.nextSnap {
@@ -461,8 +491,92 @@ func (s *Server) frameAt(t time.Duration) {
 			if c.nextSnap < t {
 				c.nextSnap = t
 			}
+			due = append(due, c)
+		}
+	}
+	s.due = due
+	if s.cfg.SnapshotWorkers <= 1 || len(due) < 2 {
+		for _, c := range due {
 			c.sendSnapshot(t)
 		}
+		return
+	}
+	s.sendSnapshotsParallel(t, due)
+}
+
+// sendSnapshotsParallel sends the due clients' snapshots built by
+// Config.SnapshotWorkers goroutines (see there); the calling goroutine is
+// one of them.
+func (s *Server) sendSnapshotsParallel(t time.Duration, due []*client) {
+	ready := s.ready[:0]
+	s.union.Clear()
+	for _, c := range due {
+		if c.prepareSnapshot(t) {
+			ready = append(ready, c)
+			for i := range s.union {
+				s.union[i] |= c.pvs[i]
+			}
+		}
+	}
+	s.ready = ready
+	if len(ready) == 0 {
+		return
+	}
+	var t0 time.Duration
+	if s.cfg.Stopwatch != nil {
+		t0 = s.cfg.Stopwatch()
+	}
+	err := s.snapCache.Prepare(s.frame, s.g, s.reg, &s.union)
+	for _, c := range ready {
+		if err == nil {
+			err = s.snapCache.PrepareStates(s.frame, c.states)
+		}
+	}
+	if err != nil {
+		for _, c := range ready {
+			c.finishSnapshot(t, nil, err)
+		}
+		return
+	}
+	workers := min(s.cfg.SnapshotWorkers, len(ready))
+	s.stats.ParallelSnapshotFrames++
+	if len(s.views) < workers {
+		s.views = make([]snapshot.FrameCache, workers)
+	}
+	var wg sync.WaitGroup
+	for wk := 1; wk < workers; wk++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.buildSnapshots(wk, workers, ready)
+		}()
+	}
+	s.buildSnapshots(0, workers, ready)
+	wg.Wait()
+	if s.cfg.Stopwatch != nil {
+		// The wall time of the whole build, in equal shares.
+		share := (s.cfg.Stopwatch() - t0) / time.Duration(len(ready))
+		for range ready {
+			s.stats.SnapshotBuildTime.Observe(share)
+		}
+	}
+	for _, c := range ready {
+		c.finishSnapshot(t, &c.snapW, c.buildErr)
+	}
+}
+
+// buildSnapshots builds the snapshots of ready[wk], ready[wk+workers], ...
+// through worker wk's view of the frame's cache.
+func (s *Server) buildSnapshots(wk, workers int, ready []*client) {
+	v := &s.views[wk]
+	v.ShareFrom(&s.snapCache)
+	for i := wk; i < len(ready); i += workers {
+		c := ready[i]
+		if c.snapBuf == nil {
+			c.snapBuf = make([]byte, len(s.buf))
+		}
+		c.snapW.Reset(c.snapBuf)
+		c.buildErr = c.buildSnapshot(&c.snapW, v)
 	}
 }
 

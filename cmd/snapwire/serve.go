@@ -45,6 +45,7 @@ type serveOptions struct {
 	tick       int
 	snaps      int
 	maxClients int
+	workers    int
 	password   string
 	rate       int
 	status     time.Duration
@@ -69,6 +70,7 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	fs.IntVar(&o.tick, "tick", 60, "game frames per second (DOOM III: 60)")
 	fs.IntVar(&o.snaps, "snaps", 20, "snapshots per second per client (10..60)")
 	fs.IntVar(&o.maxClients, "max-clients", 8, "player slots (1..64)")
+	fs.IntVar(&o.workers, "snapshot-workers", 1, "goroutines that build each frame's snapshots (1..64; the same bytes as 1)")
 	fs.StringVar(&o.password, "password", "", "password clients must give")
 	fs.IntVar(&o.rate, "rate", 0, "byte rate per client, UDP/IP headers included (0: unlimited)")
 	fs.DurationVar(&o.status, "status", 5*time.Second, "interval of the status line (0: none)")
@@ -167,15 +169,16 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	var seed [8]byte
 	rand.Read(seed[:])
 	cfg := server.Config{
-		FrameRate:    o.tick,
-		SnapshotRate: o.snaps,
-		MaxClients:   o.maxClients,
-		Password:     o.password,
-		Seed:         binary.LittleEndian.Uint64(seed[:]), // game ids; secret and connection ids come from crypto/rand
-		Channel:      netchan.Config{Rate: o.rate},
-		Logger:       logger,
-		VerifyBase:   true, // clients check the common base live (DOOM III §4.2)
-		ProtocolID:   arenaProtocolID,
+		FrameRate:       o.tick,
+		SnapshotRate:    o.snaps,
+		MaxClients:      o.maxClients,
+		SnapshotWorkers: o.workers,
+		Password:        o.password,
+		Seed:            binary.LittleEndian.Uint64(seed[:]), // game ids; secret and connection ids come from crypto/rand
+		Channel:         netchan.Config{Rate: o.rate},
+		Logger:          logger,
+		VerifyBase:      true, // clients check the common base live (DOOM III §4.2)
+		ProtocolID:      arenaProtocolID,
 	}
 	if o.keyFile != "" {
 		key, err := readKeyFile(o.keyFile)
