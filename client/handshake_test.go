@@ -146,3 +146,12 @@ func FuzzClientHandlePacket(f *testing.F) {
 		c.Advance(200 * time.Millisecond)
 	})
 }
+
+// State.String names every state and does not panic on a value outside them.
+func TestStateString(t *testing.T) {
+	for s, want := range map[client.State]string{client.Idle: "idle", client.Connected: "connected", client.Disconnected: "disconnected", client.State(200): "state 200"} {
+		if got := s.String(); got != want {
+			t.Errorf("State(%d).String() = %q, want %q", uint8(s), got, want)
+		}
+	}
+}
