@@ -2,12 +2,16 @@ package rtc_test
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pion/webrtc/v4"
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/examples/arena"
@@ -332,5 +336,92 @@ func TestDataChannelMatch(t *testing.T) {
 	udpStop()
 	if err := <-udpDone; err != nil {
 		t.Errorf("udp client: %v", err)
+	}
+}
+
+// offer returns a real SDP offer with its candidates from a pion peer
+// that will never complete the connection.
+func offer(t *testing.T) string {
+	t.Helper()
+	pc, err := webrtc.NewPeerConnection(webrtc.Configuration{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	if _, err := pc.CreateDataChannel("x", nil); err != nil {
+		t.Fatal(err)
+	}
+	o, err := pc.CreateOffer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gathered := webrtc.GatheringCompletePromise(pc)
+	if err := pc.SetLocalDescription(o); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-gathered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("gathering did not complete")
+	}
+	return pc.LocalDescription().SDP
+}
+
+// The signalling endpoint bounds what a stranger can make it do: only
+// POST, an offer of at most MaxOffer bytes that parses as SDP, at most
+// MaxPeers peers at once, and a peer that never opens its channel is
+// closed after ConnectTimeout, freeing its slot.
+//
+// Guards against: unbounded bodies, peers piling up from offers that
+// never connect, a nil dereference on garbage.
+func TestSignallingBounds(t *testing.T) {
+	m := newMatch(t, server.Config{}, rtc.Config{MaxPeers: 1, MaxOffer: 8 << 10, ConnectTimeout: 500 * time.Millisecond})
+	post := func(body string) (int, string) {
+		t.Helper()
+		resp, err := http.Post(m.url, "application/sdp", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+		return resp.StatusCode, string(b)
+	}
+	resp, err := http.Get(m.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET: %s", resp.Status)
+	}
+	if code, _ := post("v=0\r\n" + strings.Repeat("a=x\r\n", 4<<10)); code != http.StatusRequestEntityTooLarge {
+		t.Errorf("a 20 KB offer: %d", code)
+	}
+	for _, bad := range []string{"", "hello", "v=0\r\nm=garbage\r\n", "v=0\r\no=- 0 0 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\n"} {
+		if code, _ := post(bad); code != http.StatusBadRequest {
+			t.Errorf("offer %q: %d", bad, code)
+		}
+	}
+	if st := m.rtc.Stats(); st.Peers != 0 {
+		t.Errorf("%d peers left by bad offers", st.Peers)
+	}
+	o := offer(t)
+	code, ans := post(o)
+	if code != http.StatusOK || !strings.HasPrefix(ans, "v=0") || !strings.Contains(ans, "127.0.0.1") {
+		t.Fatalf("offer: %d %q", code, ans)
+	}
+	if code, _ := post(offer(t)); code != http.StatusServiceUnavailable {
+		t.Errorf("a second peer over MaxPeers 1: %d", code)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for m.rtc.Stats().Peers != 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	st := m.rtc.Stats()
+	if st.Peers != 0 || st.TimedOut != 1 || st.Opened != 0 {
+		t.Errorf("after the connect timeout: %+v", st)
+	}
+	if code, _ := post(offer(t)); code != http.StatusOK {
+		t.Errorf("an offer once the slot is free: %d", code)
 	}
 }

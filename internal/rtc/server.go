@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/pion/datachannel"
 	"github.com/pion/webrtc/v4"
 )
 
@@ -98,14 +97,25 @@ type peer struct {
 	addr netip.AddrPort
 	pc   *webrtc.PeerConnection
 	dc   *webrtc.DataChannel
-	// rw is the detached channel, set once it opened (nil before).
-	rw       atomic.Pointer[datachannel.ReadWriteCloser]
+	// ch is the detached channel, set once it opened (nil before).
+	ch       atomic.Pointer[chanBox]
 	done     chan struct{} // closed when the peer is closed
 	readDone chan struct{} // closed when the reader exits, or at close if it never started
 
 	mu              sync.Mutex
 	started, closed bool // the reader was started; the peer was closed
 }
+
+// channel is the detached data channel as the server uses it: pion's
+// *datachannel.DataChannel, or a fake in the allocation tests.
+type channel interface {
+	ReadDataChannel(p []byte) (n int, isString bool, err error)
+	Write(p []byte) (int, error)
+	BufferedAmount() uint64
+	Close() error
+}
+
+type chanBox struct{ ch channel }
 
 // NewServer returns a Server that hands its peers' packets to cfg.Inject.
 func NewServer(cfg Config) (*Server, error) {
@@ -138,12 +148,12 @@ func (s *Server) Send(to netip.AddrPort, p []byte) {
 		s.outDropped.Add(1)
 		return
 	}
-	rw := pr.rw.Load()
-	if rw == nil || pr.dc.BufferedAmount() > s.cfg.MaxBuffered {
+	cb := pr.ch.Load()
+	if cb == nil || cb.ch.BufferedAmount() > s.cfg.MaxBuffered {
 		s.outDropped.Add(1)
 		return
 	}
-	if _, err := (*rw).Write(p); err != nil {
+	if _, err := cb.ch.Write(p); err != nil {
 		s.outDropped.Add(1)
 		return
 	}
@@ -258,19 +268,14 @@ func (s *Server) newPeer() (*peer, error) {
 			s.closePeer(pr, "detach failed")
 			return
 		}
-		pr.mu.Lock()
-		if pr.closed {
-			pr.mu.Unlock()
+		ch, ok := rw.(channel)
+		if !ok {
 			rw.Close()
+			s.closePeer(pr, "detached channel without BufferedAmount")
 			return
 		}
-		pr.started = true
-		pr.rw.Store(&rw)
-		pr.mu.Unlock()
-		s.opened.Add(1)
 		close(opened)
-		s.log("webrtc peer open", pr)
-		go s.read(pr, rw)
+		s.open(pr, ch)
 	})
 	pc.OnConnectionStateChange(func(st webrtc.PeerConnectionState) {
 		if st == webrtc.PeerConnectionStateFailed || st == webrtc.PeerConnectionStateClosed {
@@ -290,6 +295,23 @@ func (s *Server) newPeer() (*peer, error) {
 		}
 	}()
 	return pr, nil
+}
+
+// open starts the peer's reader on its opened channel, unless the peer
+// was closed meanwhile.
+func (s *Server) open(pr *peer, ch channel) {
+	pr.mu.Lock()
+	if pr.closed {
+		pr.mu.Unlock()
+		ch.Close()
+		return
+	}
+	pr.started = true
+	pr.ch.Store(&chanBox{ch})
+	pr.mu.Unlock()
+	s.opened.Add(1)
+	s.log("webrtc peer open", pr)
+	go s.read(pr, ch)
 }
 
 func (s *Server) answer(ctx context.Context, pr *peer, offer string) (string, error) {
@@ -315,11 +337,11 @@ func (s *Server) answer(ctx context.Context, pr *peer, offer string) (string, er
 // read is a peer's reader: each message, read into one buffer of
 // MaxMessage bytes, goes to Inject (which copies it). It ends when the
 // channel closes or breaks the rules, closing the peer.
-func (s *Server) read(pr *peer, rw datachannel.ReadWriteCloser) {
+func (s *Server) read(pr *peer, ch channel) {
 	defer close(pr.readDone)
 	buf := make([]byte, MaxMessage)
 	for {
-		n, isString, err := rw.ReadDataChannel(buf)
+		n, isString, err := ch.ReadDataChannel(buf)
 		if err != nil {
 			why := "channel closed"
 			if errors.Is(err, io.ErrShortBuffer) {
@@ -358,14 +380,14 @@ func (s *Server) closePeer(pr *peer, why string) {
 	if !pr.started {
 		close(pr.readDone)
 	}
-	rw := pr.rw.Load()
+	cb := pr.ch.Load()
 	pr.mu.Unlock()
 	s.removePeer(pr)
 	close(pr.done)
 	s.closedN.Add(1)
 	s.log("webrtc peer closed", pr, "reason", why)
-	if rw != nil {
-		(*rw).Close() // the reader's ReadDataChannel returns
+	if cb != nil {
+		cb.ch.Close() // the reader's ReadDataChannel returns
 	}
 	if pr.pc != nil {
 		// Close waits for pion's goroutines: not on the pion callback
