@@ -362,6 +362,7 @@ type Summary struct {
 	DuplicatedCmds  uint64  `json:"duplicated_cmds"`
 	Frags           int32   `json:"frags"`
 	OthersMoved     int     `json:"others_moved"` // other players seen moving
+	ClientNum       int     `json:"client_num"`
 	Interpolate     bool    `json:"interpolate_opponents"`
 }
 
@@ -394,6 +395,7 @@ func (s *Session) Summary() Summary {
 			sum.Mode = "webrtc"
 		}
 	}
+	sum.ClientNum = int(s.cl.ClientNum())
 	if me := int(s.cl.ClientNum()); st.State == client.Connected && me < len(s.w.Score.Frags) {
 		sum.Frags = s.w.Score.Frags[me]
 	}
