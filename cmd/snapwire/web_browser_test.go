@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -68,7 +69,11 @@ func chromiumFlags(exe, profile string) []chromedp.ExecAllocatorOption {
 	}
 }
 
-var webRE = regexp.MustCompile(`msg=web url=(http://\S+)/play`)
+var (
+	webRE        = regexp.MustCompile(`msg=web url=(http://\S+)/play`)
+	peerOpenRE   = regexp.MustCompile(`(msg="webrtc peer open".*)`)
+	peerClosedRE = regexp.MustCompile(`msg="webrtc peer closed" (.*msgs_in=.*)`)
+)
 
 // browserSummary is the page's #stats: play's summary, or an error.
 type browserSummary struct {
@@ -201,6 +206,22 @@ func TestBrowserPlay(t *testing.T) {
 	}
 	if !strings.Contains(srvOut.String(), "webrtc peer open") {
 		t.Errorf("the server logged no WebRTC peer:\n%s", srvOut.String())
+	}
+	// The transport's cost, Chromium to pion: the server logs the peer's
+	// messages and the datagrams pion's ICE counted when it closes.
+	t.Logf("%s", waitMatch(&srvOut, peerOpenRE, time.Second))
+	if line := waitMatch(&srvOut, peerClosedRE, 5*time.Second); line != "" {
+		f := map[string]float64{}
+		for _, kv := range strings.Fields(line) {
+			k, v, _ := strings.Cut(kv, "=")
+			f[k], _ = strconv.ParseFloat(v, 64)
+		}
+		msgs := f["msgs_in"] + f["msgs_out"]
+		if dg := f["datagrams_in"] + f["datagrams_out"]; msgs > 0 && dg > 0 {
+			over := (f["udp_bytes_in"] + f["udp_bytes_out"] - f["bytes_in"] - f["bytes_out"]) / msgs
+			t.Logf("Chromium-pion channel: %.0f messages, %.0f datagrams (%.2f per message), %.1f bytes of DTLS+SCTP per message (+%.1f IPv4/UDP); %s",
+				msgs, dg, dg/msgs, over, 28*dg/msgs, line)
+		}
 	}
 }
 

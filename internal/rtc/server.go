@@ -72,6 +72,11 @@ type Stats struct {
 	MsgsOut    uint64 // messages sent
 	BytesOut   uint64
 	OutDropped uint64 // sends dropped: unknown peer, channel not open or full, send error
+	// The UDP datagrams (DTLS records of SCTP packets, STUN excluded) and
+	// their payload bytes exchanged with the peers open now, as pion's
+	// ICE counts them on the candidate pairs: with MsgsIn/Out and
+	// BytesIn/Out they give the transport's overhead per message.
+	WireOut, WireBytesOut, WireIn, WireBytesIn uint64
 }
 
 // Server is the WebRTC transport of a snapwire server: an http.Handler
@@ -104,6 +109,8 @@ type peer struct {
 
 	mu              sync.Mutex
 	started, closed bool // the reader was started; the peer was closed
+
+	msgsIn, bytesIn, msgsOut, bytesOut atomic.Uint64 // this peer's, for its closing log line
 }
 
 // channel is the detached data channel as the server uses it: pion's
@@ -159,14 +166,31 @@ func (s *Server) Send(to netip.AddrPort, p []byte) {
 	}
 	s.msgsOut.Add(1)
 	s.bytesOut.Add(uint64(len(p)))
+	pr.msgsOut.Add(1)
+	pr.bytesOut.Add(uint64(len(p)))
 }
 
-// Stats returns the counters.
+// Stats returns the counters. It asks pion for the statistics of every
+// open peer: not for a hot path.
 func (s *Server) Stats() Stats {
 	s.mu.RLock()
 	n := len(s.peers)
+	pcs := make([]*webrtc.PeerConnection, 0, n)
+	for _, pr := range s.peers {
+		if pr.pc != nil {
+			pcs = append(pcs, pr.pc)
+		}
+	}
 	s.mu.RUnlock()
+	var w [4]uint64
+	for _, pc := range pcs {
+		pw := wireTotals(pc)
+		for i := range w {
+			w[i] += pw[i]
+		}
+	}
 	return Stats{
+		WireOut: w[0], WireBytesOut: w[1], WireIn: w[2], WireBytesIn: w[3],
 		Offers: s.offers.Load(), Refused: s.refused.Load(), Opened: s.opened.Load(), TimedOut: s.timedOut.Load(),
 		Closed: s.closedN.Load(), Peers: n,
 		MsgsIn: s.msgsIn.Load(), BytesIn: s.bytesIn.Load(), InDropped: s.inDropped.Load(),
@@ -310,7 +334,12 @@ func (s *Server) open(pr *peer, ch channel) {
 	pr.ch.Store(&chanBox{ch})
 	pr.mu.Unlock()
 	s.opened.Add(1)
-	s.log("webrtc peer open", pr)
+	if s.cfg.Logger != nil && pr.pc != nil {
+		// RFC 8260 interleaving means I-DATA chunks: 4 header bytes more
+		// than DATA (docs/PROTOCOL.md, "WebRTC transport").
+		md, _ := pr.pc.SCTP().Metadata()
+		s.log("webrtc peer open", pr, "sctp_interleaving", md.MessageInterleavingEnabled, "partial_reliability", fmt.Sprint(md.PartialReliabilityMode))
+	}
 	go s.read(pr, ch)
 }
 
@@ -356,6 +385,8 @@ func (s *Server) read(pr *peer, ch channel) {
 		}
 		s.msgsIn.Add(1)
 		s.bytesIn.Add(uint64(n))
+		pr.msgsIn.Add(1)
+		pr.bytesIn.Add(uint64(n))
 	}
 }
 
@@ -385,15 +416,37 @@ func (s *Server) closePeer(pr *peer, why string) {
 	s.removePeer(pr)
 	close(pr.done)
 	s.closedN.Add(1)
-	s.log("webrtc peer closed", pr, "reason", why)
 	if cb != nil {
 		cb.ch.Close() // the reader's ReadDataChannel returns
 	}
-	if pr.pc != nil {
-		// Close waits for pion's goroutines: not on the pion callback
-		// goroutine that may have called us.
-		go pr.pc.Close()
+	if pr.pc == nil {
+		s.log("webrtc peer closed", pr, "reason", why)
+		return
 	}
+	// GetStats and Close take pion's locks: not on the pion callback
+	// goroutine that may have called us.
+	go func() {
+		var w [4]uint64
+		if pr.pc.ConnectionState() != webrtc.PeerConnectionStateClosed {
+			w = wireTotals(pr.pc)
+		}
+		s.log("webrtc peer closed", pr, "reason", why,
+			"msgs_in", pr.msgsIn.Load(), "bytes_in", pr.bytesIn.Load(), "datagrams_in", w[2], "udp_bytes_in", w[3],
+			"msgs_out", pr.msgsOut.Load(), "bytes_out", pr.bytesOut.Load(), "datagrams_out", w[0], "udp_bytes_out", w[1])
+		pr.pc.Close()
+	}()
+}
+
+// wireTotals are the datagrams and UDP payload bytes pc sent and received
+// on its candidate pairs (pion's ICE counts them; STUN excluded).
+func wireTotals(pc *webrtc.PeerConnection) (w [4]uint64) {
+	for _, st := range pc.GetStats() {
+		if p, ok := st.(webrtc.ICECandidatePairStats); ok {
+			w[0], w[1] = w[0]+uint64(p.PacketsSent), w[1]+p.BytesSent
+			w[2], w[3] = w[2]+uint64(p.PacketsReceived), w[3]+p.BytesReceived
+		}
+	}
+	return w
 }
 
 // Close closes every peer and refuses new offers. It waits (at most 5 s)
