@@ -83,7 +83,8 @@ type browserSummary struct {
 
 // The browser half of "snapwire play": a real "snapwire serve --web"
 // (insecure, as --insecure serves UDP; 30 snapshots/s so that 300 arrive
-// in 20 s even when the page takes seconds to start) with two UDP bots,
+// in 20 s even when the page takes seconds to start; one room, so every
+// player is always in every other's PVS) with two UDP bots,
 // and headless Chromium loading /play?autoplay=1&duration=20: the wasm play client
 // joins over a WebRTC data channel, a bot drives it for 20 s, and its
 // summary appears in #stats. It must show 300+ snapshots, no base or
@@ -107,7 +108,7 @@ func TestBrowserPlay(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	o, err := parseServeFlags([]string{"--listen", "127.0.0.1:0", "--web", "127.0.0.1:0", "--web-wasm", wasm, "--insecure",
-		"--max-clients", "4", "--snaps", "30", "--status", "0s", "--map", "arena rooms=2x2 players=8"})
+		"--max-clients", "4", "--snaps", "30", "--status", "0s", "--map", "arena rooms=1x1 players=8"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package rtc
 
 import (
+	"log/slog"
 	"net"
 	"net/netip"
 	"time"
@@ -29,10 +30,11 @@ const Channel = "snapwire"
 // given (loopback included: pion skips loopback unless asked), no mDNS
 // (no multicast socket; a browser's mDNS-named candidate is still reached
 // as a peer-reflexive one when its checks arrive, RFC 8445 §7.3.1.3),
-// and ICE timeouts shorter than pion's defaults so a vanished peer is
+// pion's logs at debug level on logger (pionLogs), and ICE timeouts shorter than pion's defaults so a vanished peer is
 // closed in seconds.
-func newAPI(hostIPs []netip.Addr) *webrtc.API {
+func newAPI(hostIPs []netip.Addr, logger *slog.Logger) *webrtc.API {
 	var se webrtc.SettingEngine
+	se.LoggerFactory = pionLogs{logger}
 	se.DetachDataChannels()
 	se.SetNetworkTypes([]webrtc.NetworkType{webrtc.NetworkTypeUDP4})
 	se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)

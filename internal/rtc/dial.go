@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"sync"
@@ -21,6 +22,8 @@ type DialConfig struct {
 	HostIPs []netip.Addr
 	// HTTP is the client for the signalling request [http.DefaultClient].
 	HTTP *http.Client
+	// Logger gets pion's log lines at debug level; nil discards them.
+	Logger *slog.Logger
 }
 
 // Conn is a client's data channel to a Server: each Write is one message
@@ -40,7 +43,7 @@ func Dial(ctx context.Context, url string, cfg DialConfig) (*Conn, error) {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	pc, err := newAPI(cfg.HostIPs).NewPeerConnection(webrtc.Configuration{})
+	pc, err := newAPI(cfg.HostIPs, cfg.Logger).NewPeerConnection(webrtc.Configuration{})
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,8 @@ func newMatch(t *testing.T, cfg server.Config, rcfg rtc.Config) *match {
 	world := arena.NewGame()
 	codec := snapshot.NewStateCodec()
 	cfg.OnFrame = func(f game.Frame) { m.rec.record(f, world, codec) }
-	run, err := server.Listen("127.0.0.1:0", cfg, world, "arena rooms=2x2 players=8")
+	// One room: every player is always in the other's PVS.
+	run, err := server.Listen("127.0.0.1:0", cfg, world, "arena rooms=1x1 players=8")
 	if err != nil {
 		t.Fatal(err)
 	}

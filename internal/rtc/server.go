@@ -130,7 +130,7 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, errors.New("rtc: Config.Inject is required")
 	}
 	cfg.defaults()
-	return &Server{cfg: cfg, api: newAPI(cfg.HostIPs), peers: make(map[uint64]*peer)}, nil
+	return &Server{cfg: cfg, api: newAPI(cfg.HostIPs, cfg.Logger), peers: make(map[uint64]*peer)}, nil
 }
 
 // Prefix is the range of the peers' addresses (server.Transport).
@@ -427,6 +427,8 @@ func (s *Server) closePeer(pr *peer, why string) {
 	// goroutine that may have called us.
 	go func() {
 		var w [4]uint64
+		// Zero when the peer closed its side first: pion has closed the
+		// ICE agent (and logs that, at debug).
 		if pr.pc.ConnectionState() != webrtc.PeerConnectionStateClosed {
 			w = wireTotals(pr.pc)
 		}
