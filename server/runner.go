@@ -102,12 +102,14 @@ func Listen(addr string, cfg Config, g game.Game, settings string) (*Runner, err
 		conn.Close()
 		return nil, err
 	}
-	r.loop = udprun.New(conn, udpCore{r.srv}, udprun.Config{
-		Filter: func(from netip.AddrPort) bool {
-			return r.extra == nil || !r.extra.Prefix().Contains(from.Addr().Unmap())
-		},
-	})
+	r.loop = udprun.New(conn, udpCore{r.srv}, udprun.Config{Filter: r.fromSocket})
 	return r, nil
+}
+
+// fromSocket is the socket reader's filter: a datagram whose source is in
+// the attached transport's range is a spoof, dropped.
+func (r *Runner) fromSocket(from netip.AddrPort) bool {
+	return r.extra == nil || !r.extra.Prefix().Contains(from.Addr().Unmap())
 }
 
 // errAttach is Attach's error once Run has started or with a second
