@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/png"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
@@ -40,6 +41,10 @@ type window struct {
 	off   *ebiten.Image // the frame is drawn offscreen, then shown
 	step  time.Duration // CPU time of this frame's Update
 	err   error
+	// mu guards the session: Update and Draw hold it, and so does the
+	// browser's network pump (pump_js.go) between frames.
+	mu sync.Mutex
+	in play.Input // the last input read, which the pump reuses
 }
 
 // knobKeys binds keys to knob actions (Keys describes them).
@@ -75,6 +80,8 @@ func (w *window) input() play.Input {
 }
 
 func (w *window) Update() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.done {
 		return ebiten.Termination
 	}
@@ -88,7 +95,8 @@ func (w *window) Update() error {
 	}
 	t0 := time.Now()
 	now := t0.Sub(w.start)
-	w.s.Step(now, w.input())
+	w.in = w.input()
+	w.s.Step(now, w.in)
 	w.step = time.Since(t0)
 	if w.opt.Duration > 0 && now >= w.opt.Duration {
 		// A screenshot waits, at most shotWait, for the player to be
@@ -109,6 +117,8 @@ func (w *window) Update() error {
 }
 
 func (w *window) Draw(screen *ebiten.Image) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	t0 := time.Now()
 	w.s.Scene(&w.sc, ScreenW, ScreenH)
 	if w.off == nil {
@@ -149,7 +159,10 @@ func Run(s *play.Session, opt play.WindowOptions) error {
 	ebiten.SetWindowResizingMode(ebiten.WindowResizingModeEnabled)
 	ebiten.SetTPS(ebiten.SyncWithFPS) // one Update per drawn frame: the client's clock gives the 60 Hz
 	w := &window{s: s, opt: opt, start: time.Now()}
-	if err := ebiten.RunGame(w); err != nil {
+	stop := startPump(w)
+	err := ebiten.RunGame(w)
+	stop()
+	if err != nil {
 		return err
 	}
 	return w.err
