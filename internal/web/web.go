@@ -69,7 +69,9 @@ func Handler(a Assets, signal http.Handler) http.Handler {
 // toolchain has none where Go 1.24+ keeps it, lib/wasm).
 func Build(ctx context.Context, goBin, root, dir string) (wasm, execJS []byte, err error) {
 	out := filepath.Join(dir, "play.wasm")
-	cmd := exec.CommandContext(ctx, goBin, "build", "-tags", "play", "-trimpath", "-o", out, "./cmd/snapwire-play")
+	// -s -w: no symbol table or DWARF, a smaller download (the browser
+	// has no use for them).
+	cmd := exec.CommandContext(ctx, goBin, "build", "-tags", "play", "-trimpath", "-ldflags=-s -w", "-o", out, "./cmd/snapwire-play")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
