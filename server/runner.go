@@ -2,8 +2,10 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/netip"
+	"sync/atomic"
 	"time"
 
 	"github.com/snapwire/snapwire/game"
@@ -22,6 +24,28 @@ type Runner struct {
 	// writeErrs counts sends the socket refused (a full buffer, an
 	// unreachable network): the protocol treats them as losses.
 	writeErrs udprun.WriteErrors
+	// extra is the transport attached for addresses outside UDP, set
+	// before Run (Attach) and only read after.
+	extra   Transport
+	started atomic.Bool
+}
+
+// A Transport carries the server's packets for a range of addresses that
+// are not reached through the UDP socket: WebRTC data channels to
+// browsers (internal/webrtc), each peer given a synthetic address in
+// Prefix. Its peers' packets enter the server through Runner.Inject, so
+// the one goroutine that owns the server handles them like datagrams;
+// the server's sends to an address in Prefix go to Send instead of the
+// socket.
+type Transport interface {
+	// Prefix is the range of addresses the transport gives its peers. The
+	// UDP socket drops every datagram whose source is in it, so a spoofed
+	// datagram cannot speak for a peer of the transport.
+	Prefix() netip.Prefix
+	// Send sends p to to, an address in Prefix, or drops it (an unknown
+	// peer, a full buffer: lost packets to the protocol). It runs on the
+	// goroutine that owns the server, must not block and must not keep p.
+	Send(to netip.AddrPort, p []byte)
 }
 
 // udpCore adapts a Server to udprun.Core.
@@ -67,6 +91,10 @@ func Listen(addr string, cfg Config, g game.Game, settings string) (*Runner, err
 	cfg.PublicAddrs = append(append([]netip.AddrPort(nil), cfg.PublicAddrs...),
 		netip.AddrPortFrom(local.Addr().Unmap(), local.Port()))
 	r.srv, err = New(cfg, g, settings, SendFunc(func(to netip.AddrPort, p []byte) {
+		if r.extra != nil && r.extra.Prefix().Contains(to.Addr()) {
+			r.extra.Send(to, p)
+			return
+		}
 		_, err := conn.WriteToUDPAddrPort(p, to)
 		r.writeErrs.Add(err)
 	}))
@@ -74,8 +102,42 @@ func Listen(addr string, cfg Config, g game.Game, settings string) (*Runner, err
 		conn.Close()
 		return nil, err
 	}
-	r.loop = udprun.New(conn, udpCore{r.srv}, udprun.Config{})
+	r.loop = udprun.New(conn, udpCore{r.srv}, udprun.Config{Filter: r.fromSocket})
 	return r, nil
+}
+
+// fromSocket is the socket reader's filter: a datagram whose source is in
+// the attached transport's range is a spoof, dropped.
+func (r *Runner) fromSocket(from netip.AddrPort) bool {
+	return r.extra == nil || !r.extra.Prefix().Contains(from.Addr().Unmap())
+}
+
+// errAttach is Attach's error once Run has started or with a second
+// transport.
+var errAttach = errors.New("server: Attach must be called once, before Run")
+
+// Attach adds t, a second transport beside the UDP socket: sends to its
+// addresses go to t, and the socket drops datagrams from them. It must be
+// called before Run, at most once.
+func (r *Runner) Attach(t Transport) error {
+	if r.extra != nil || r.started.Load() {
+		return errAttach
+	}
+	r.extra = t
+	return nil
+}
+
+// Inject hands the server a packet from from, an address of the attached
+// Transport, on the goroutine that owns it, as if the socket had read it.
+// It copies pkt (the caller may reuse it at once), never blocks, and
+// returns false when it drops the packet: no Transport owns from, the
+// packet buffer pool is full or pkt is longer than a buffer (2048 bytes).
+// Safe from any goroutine; it allocates nothing.
+func (r *Runner) Inject(from netip.AddrPort, pkt []byte) bool {
+	if r.extra == nil || !r.extra.Prefix().Contains(from.Addr()) {
+		return false
+	}
+	return r.loop.Inject(from, pkt)
 }
 
 // Addr is the socket's address.
@@ -91,7 +153,10 @@ func (r *Runner) Do(ctx context.Context, f func(now time.Duration, s *Server)) b
 // Run serves until ctx is cancelled; then it drops every client with a
 // disconnect message, closes the socket, waits for the reader and returns
 // nil.
-func (r *Runner) Run(ctx context.Context) error { return r.loop.Run(ctx) }
+func (r *Runner) Run(ctx context.Context) error {
+	r.started.Store(true)
+	return r.loop.Run(ctx)
+}
 
 // ReadStats are the socket reader's counters: datagrams received, and
 // those dropped because the owner had not taken the earlier ones yet (its

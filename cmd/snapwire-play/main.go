@@ -1,4 +1,4 @@
-//go:build play
+//go:build play && !js
 
 // Command snapwire-play is the window of "snapwire play": the
 // reference game played by a person in an Ebitengine window, with a net

@@ -18,6 +18,7 @@ import (
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/examples/arena"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/snapshot"
 	"github.com/snapwire/snapwire/token"
 )
 
@@ -103,6 +104,9 @@ type botSummary struct {
 	BaseMismatches      uint64  `json:"base_mismatches"`
 	DecodeErrors        uint64  `json:"decode_errors"`
 	ApplyErrors         uint64  `json:"apply_errors"`
+	// OthersMoved are the client numbers of the other players the bot saw
+	// move (their position changed in a snapshot).
+	OthersMoved []int `json:"others_moved"`
 }
 
 func summarize(o botOptions, st client.Stats, num game.ClientNum, elapsed time.Duration) botSummary {
@@ -124,6 +128,43 @@ func summarize(o botOptions, st client.Stats, num game.ClientNum, elapsed time.D
 		BaseChecks: st.BaseChecks, BaseMismatches: st.BaseMismatches,
 		DecodeErrors: st.DecodeErrors, ApplyErrors: st.ApplyErrors,
 	}
+}
+
+// moveWatch notes which other players moved between the snapshots a
+// client received: the first position it had for each, and whether a later
+// one differed.
+type moveWatch struct {
+	first [game.MaxEntities][2]float32
+	seen  [game.MaxEntities]bool
+	moved [game.MaxEntities]bool
+}
+
+func newMoveWatch() *moveWatch { return new(moveWatch) }
+
+func (m *moveWatch) snapshot(w *arena.World, me game.EntityNum, sn *snapshot.Snapshot) {
+	for n := range sn.PVS.All() {
+		e, typ := w.Entity(n)
+		if typ != arena.TypePlayer || n == me {
+			continue
+		}
+		x, y, _ := e.(client.Positioner).Position()
+		switch {
+		case !m.seen[n]:
+			m.first[n], m.seen[n] = [2]float32{x, y}, true
+		case m.first[n] != [2]float32{x, y}:
+			m.moved[n] = true
+		}
+	}
+}
+
+// list appends the numbers of the players seen moving to dst.
+func (m *moveWatch) list(dst []int) []int {
+	for n, ok := range m.moved {
+		if ok {
+			dst = append(dst, n)
+		}
+	}
+	return dst
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -153,7 +194,13 @@ func playBot(ctx context.Context, o botOptions, stdout io.Writer) error {
 		ai.Client = cl.ClientNum()
 		return ai.Command(w, f)
 	})
-	ccfg := client.Config{Name: o.name, Password: o.password, Seed: o.seed}
+	// moved notes the other players seen moving, on the Runner's goroutine.
+	moved := newMoveWatch()
+	ccfg := client.Config{Name: o.name, Password: o.password, Seed: o.seed, OnSnapshot: func(sn *snapshot.Snapshot) {
+		if cl != nil {
+			moved.snapshot(w, game.EntityNum(cl.ClientNum()), sn)
+		}
+	}}
 	switch {
 	case o.token != "":
 		tok, err := token.Parse(o.token)
@@ -196,11 +243,14 @@ func playBot(ctx context.Context, o botOptions, stdout io.Writer) error {
 	var (
 		st     client.Stats
 		num    game.ClientNum
+		others []int
 		runErr error
 		ended  bool
 	)
 	sample := func() bool {
-		return r.Do(runCtx, func(_ time.Duration, c *client.Client) { st, num = c.Stats(), c.ClientNum() })
+		return r.Do(runCtx, func(_ time.Duration, c *client.Client) {
+			st, num, others = c.Stats(), c.ClientNum(), moved.list(others[:0])
+		})
 	}
 loop:
 	for {
@@ -232,6 +282,7 @@ loop:
 		runErr = fmt.Errorf("not connected to %s after %v (state %v)", o.connect, elapsed.Round(time.Millisecond), st.State)
 	}
 	sum := summarize(o, st, num, elapsed)
+	sum.OthersMoved = append([]int{}, others...)
 	if runErr != nil {
 		sum.Error = runErr.Error()
 		if sum.State == client.Connected.String() || sum.State == client.Idle.String() {

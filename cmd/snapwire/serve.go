@@ -60,6 +60,10 @@ type serveOptions struct {
 	heartbeat  time.Duration
 	agones     bool
 	matchTime  time.Duration
+	web        string
+	webWASM    string
+	webPeers   int
+	webTokens  bool
 }
 
 func parseServeFlags(args []string) (serveOptions, error) {
@@ -83,6 +87,10 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	fs.DurationVar(&o.heartbeat, "heartbeat", 5*time.Minute, "interval of the master heartbeats (ioq3: 5 minutes)")
 	fs.BoolVar(&o.agones, "agones", false, "report to the Agones SDK sidecar (also when "+agones.EnvPort+" is set): Ready, Health, players, Shutdown at the end")
 	fs.DurationVar(&o.matchTime, "match-duration", 0, "end the match (and the process) after this long (0: run until SIGINT/SIGTERM)")
+	fs.StringVar(&o.web, "web", "", "also serve browsers over HTTP at this address, e.g. 127.0.0.1:8080: the page /play, and WebRTC data channels into the same match")
+	fs.StringVar(&o.webWASM, "web-wasm", "", "with --web: the play client built for js/wasm (default: build it with go at start-up, inside snapwire's source tree)")
+	fs.IntVar(&o.webPeers, "web-peers", 0, "with --web: most browser connections at once, connecting or playing (default: --max-clients)")
+	fs.BoolVar(&o.webTokens, "web-tokens", false, "with --web and --key-file: hand a connect token to anyone who asks at /token (the page does), so browsers join a secure server")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log events as text (key=value) or json, one per line")
 	fs.BoolVar(&o.pprof, "pprof", false, "with --metrics: also serve net/http/pprof under /debug/pprof/ (CPU and heap profiles; keep it private)")
 	if err := fs.Parse(args); err != nil {
@@ -109,6 +117,17 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	}
 	if o.keyFile != "" && o.insecure {
 		return o, errors.New("--key-file and --insecure exclude each other")
+	}
+	switch {
+	case o.web == "" && (o.webWASM != "" || o.webPeers != 0 || o.webTokens):
+		return o, errors.New("--web-wasm, --web-peers and --web-tokens need --web ADDR")
+	case o.webPeers < 0 || o.webPeers > 1024:
+		return o, fmt.Errorf("--web-peers %d: want 0..1024", o.webPeers)
+	case o.web != "" && o.keyFile != "" && !o.webTokens:
+		return o, errors.New("--web with --key-file: browsers need connect tokens; give --web-tokens to hand them out at /token " +
+			"(anyone who can load the page then gets one), or --insecure")
+	case o.webTokens && o.keyFile == "":
+		return o, errors.New("--web-tokens needs --key-file")
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(fs.Output(), "snapwire serve: unexpected argument %q\n", fs.Arg(0))
@@ -216,9 +235,25 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 		t0 := time.Now()
 		cfg.Stopwatch = func() time.Duration { return time.Since(t0) }
 	}
+	var webLn net.Listener
+	if o.web != "" {
+		// Bound first, so a taken port fails before the wasm is built.
+		if webLn, err = net.Listen("tcp", o.web); err != nil {
+			return fmt.Errorf("--web: %w", err)
+		}
+		defer webLn.Close()
+	}
 	r, err := server.Listen(o.listen, cfg, world, settings)
 	if err != nil {
 		return err
+	}
+	if webLn != nil {
+		stop, err := serveWeb(ctx, o, webLn, r, cfg, logger)
+		if err != nil {
+			r.Close()
+			return err
+		}
+		defer stop()
 	}
 	if metricsLn != nil {
 		stop := serveMetrics(metricsLn, r, o.pprof)

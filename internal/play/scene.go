@@ -231,6 +231,9 @@ func (s *Session) formatText() {
 	link := fmt.Sprintf("link %v rtt ±%v jitter %.0f%% loss", k.Latency, k.Jitter, 100*k.Loss)
 	if s.live == nil {
 		where, link = "udp "+s.opt.Connect, "link knobs: in process only"
+		if isWebURL(s.opt.Connect) {
+			where = "webrtc " + s.opt.Connect
+		}
 	}
 	opp := "opponents predicted (DOOM III)"
 	if k.Interpolate {

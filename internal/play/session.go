@@ -65,6 +65,10 @@ type Session struct {
 
 	shown     *[game.MaxEntities]shown
 	lastFrame game.Frame
+	// seen tracks the other players in the PVS: the first position the
+	// client had for each and whether it changed since (others_moved).
+	seen        *[game.MaxEntities]seenPlayer
+	othersMoved int
 
 	frameHist [frameBuckets]uint32 // frame CPU times (FrameTime)
 	frameN    uint64
@@ -76,13 +80,18 @@ type Session struct {
 	graphText []string
 }
 
+type seenPlayer struct {
+	first       [2]float32
+	seen, moved bool
+}
+
 // New starts a session: in process it builds the match at once; with
 // Options.Connect it binds a UDP socket and starts connecting.
 func New(opt Options) (*Session, error) {
 	if opt.Name == "" {
 		opt.Name = "player"
 	}
-	s := &Session{opt: opt, shown: new([game.MaxEntities]shown)}
+	s := &Session{opt: opt, shown: new([game.MaxEntities]shown), seen: new([game.MaxEntities]seenPlayer)}
 	s.bot = arena.NewBot(opt.Seed*7919+1, 0, arena.BotDeathmatch)
 	s.knobs = Knobs{Latency: opt.Latency, Jitter: opt.Jitter, Loss: opt.Loss, NetGraph: true}
 	input := client.InputFunc(s.command)
@@ -227,6 +236,7 @@ func (s *Session) updateShown() {
 			continue
 		}
 		x, y, _ := ps.Position()
+		s.watch(n, x, y)
 		dx, dy, _ := s.cl.VisualOffset(n)
 		p := [2]float32{x + dx, y + dy}
 		sh := &s.shown[n]
@@ -238,6 +248,24 @@ func (s *Session) updateShown() {
 		sh.cur, sh.frame = p, f
 	}
 	s.lastFrame = f
+}
+
+// watch notes that the client saw other player n at x, y.
+func (s *Session) watch(n game.EntityNum, x, y float32) {
+	if n == game.EntityNum(s.cl.ClientNum()) {
+		return
+	}
+	if _, typ := s.w.Entity(n); typ != arena.TypePlayer {
+		return
+	}
+	sp := &s.seen[n]
+	switch {
+	case !sp.seen:
+		sp.first, sp.seen = [2]float32{x, y}, true
+	case !sp.moved && sp.first != [2]float32{x, y}:
+		sp.moved = true
+		s.othersMoved++
+	}
 }
 
 // DrawPosition is where to draw entity n now: its render positions of the
@@ -335,6 +363,8 @@ type Summary struct {
 	KbpsUp          float64 `json:"kbps_up"`
 	DuplicatedCmds  uint64  `json:"duplicated_cmds"`
 	Frags           int32   `json:"frags"`
+	OthersMoved     int     `json:"others_moved"` // other players seen moving
+	ClientNum       int     `json:"client_num"`
 	Interpolate     bool    `json:"interpolate_opponents"`
 }
 
@@ -354,7 +384,7 @@ func (s *Session) Summary() Summary {
 		Repredicted: st.Repredicted, Corrections: st.Corrections,
 		PredSelfMean: st.Self.Mean(), PredOthersMean: st.Others.Mean(),
 		PingMS: float64(st.Channel.RTT) / float64(time.Millisecond), KbpsDown: kbps(st.Channel.BytesIn), KbpsUp: kbps(st.Channel.BytesOut),
-		DuplicatedCmds: st.Duplicated, Interpolate: s.knobs.Interpolate,
+		DuplicatedCmds: st.Duplicated, Interpolate: s.knobs.Interpolate, OthersMoved: s.othersMoved,
 		FrameMSP50: float64(s.FramePercentile(0.5)) / float64(time.Millisecond),
 		FrameMSP99: float64(s.FramePercentile(0.99)) / float64(time.Millisecond)}
 	if s.live != nil {
@@ -363,7 +393,11 @@ func (s *Session) Summary() Summary {
 		sum.StateChecks, sum.StateMismatches = c.StateChecks, c.StateMismatches
 	} else {
 		sum.Mode, sum.Server = "udp", s.opt.Connect
+		if isWebURL(s.opt.Connect) {
+			sum.Mode = "webrtc"
+		}
 	}
+	sum.ClientNum = int(s.cl.ClientNum())
 	if me := int(s.cl.ClientNum()); st.State == client.Connected && me < len(s.w.Score.Frags) {
 		sum.Frags = s.w.Score.Frags[me]
 	}

@@ -52,6 +52,8 @@ const (
 type Stats struct {
 	Received   uint64 // datagrams queued for the owner
 	Dropped    uint64 // datagrams dropped because every buffer was in use
+	Injected   uint64 // packets Inject queued for the owner
+	InjectDrop uint64 // packets Inject dropped: no free buffer, or too long
 	Filtered   uint64 // datagrams Config.Filter rejected
 	ReadErrors uint64 // socket read errors other than the socket closing
 }
@@ -79,6 +81,7 @@ type Loop[C Core] struct {
 	exited     chan struct{} // closed when Run has returned (or is about to)
 
 	received, dropped, filtered, readErrors atomic.Uint64
+	injected, injectDrop                    atomic.Uint64
 }
 
 type call[C Core] struct {
@@ -131,7 +134,37 @@ func (l *Loop[C]) Stats() Stats {
 		Dropped:    l.dropped.Load(),
 		Filtered:   l.filtered.Load(),
 		ReadErrors: l.readErrors.Load(),
+		Injected:   l.injected.Load(),
+		InjectDrop: l.injectDrop.Load(),
 	}
+}
+
+// Inject queues pkt from from for the owner as if the socket had read
+// it: the owner hands it to the core's HandlePacket like any datagram.
+// It is the entry of packets that arrive by another transport (WebRTC
+// data channels) into the one goroutine that owns the core. It copies
+// pkt into a pool buffer, so pkt may be reused once it returns, and never
+// blocks: with no free buffer, or a pkt longer than a buffer, it drops
+// the packet (Stats.InjectDrop) and returns false, as the socket reader
+// does. It may be called from any goroutine, before or after Run (once
+// Run has returned the packet is never handled). It allocates nothing.
+func (l *Loop[C]) Inject(from netip.AddrPort, pkt []byte) bool {
+	var buf []byte
+	select {
+	case buf = <-l.free:
+	default:
+		l.injectDrop.Add(1)
+		return false
+	}
+	if len(pkt) > len(buf) {
+		l.free <- buf // never blocks: the buffer came from free
+		l.injectDrop.Add(1)
+		return false
+	}
+	n := copy(buf, pkt)
+	l.injected.Add(1)
+	l.pkts <- packet{buf: buf, n: n, from: from} // never blocks: see New
+	return true
 }
 
 // Do runs f on the goroutine that owns the core, between packets and

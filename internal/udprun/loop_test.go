@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -549,4 +550,82 @@ func loopGoroutines(buf []byte) int {
 		}
 	}
 	return n
+}
+
+// Injected packets reach the core on the owner goroutine, in order with
+// the ones injected before them, copied (the caller's slice is reused at
+// once); a packet longer than a buffer and one that finds the pool empty
+// are dropped and counted, and injecting allocates nothing.
+//
+// Guards against: a second transport (WebRTC data channels) touching the
+// core from its own goroutine, or a caller's buffer kept past Inject.
+func TestInject(t *testing.T) {
+	conn := listen(t)
+	core := &testCore{got: make(chan struct{}, 64)}
+	l := New(conn, core, Config{Buffers: 4, BufferSize: 64})
+	owner, _, _ := running(t, l)
+	from := netip.MustParseAddrPort("[100::7]:1")
+	var b [32]byte
+	for i := range uint32(3) {
+		binary.LittleEndian.PutUint32(b[:], 10+i)
+		if !l.Inject(from, b[:]) {
+			t.Fatalf("inject %d refused", i)
+		}
+		waitToken(t, core.got)
+	}
+	if l.Inject(from, make([]byte, 65)) {
+		t.Error("a packet longer than a buffer was queued")
+	}
+	var seqs []uint32
+	var owners []uint64
+	l.Do(context.Background(), func(now time.Duration, c *testCore) {
+		seqs = append(seqs, c.seqs...)
+		owners = append(owners, c.owner...)
+	})
+	if want := []uint32{10, 11, 12}; !slices.Equal(seqs, want) {
+		t.Errorf("core saw %v, want %v", seqs, want)
+	}
+	for _, id := range owners {
+		if id != owner {
+			t.Errorf("core called on goroutine %d, owner %d", id, owner)
+		}
+	}
+	if st := l.Stats(); st.Injected != 3 || st.InjectDrop != 1 || st.Received != 0 {
+		t.Errorf("stats %+v", st)
+	}
+	core2 := &testCore{got: make(chan struct{}, 1), noRecord: true}
+	l2 := New(listen(t), core2, Config{})
+	running(t, l2)
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	round := func() {
+		l2.Inject(from, b[:])
+		select {
+		case <-core2.got:
+		case <-deadline.C:
+			t.Fatal("injected packets stalled")
+		}
+	}
+	for range 100 {
+		round()
+	}
+	if a := testing.AllocsPerRun(1000, round); a != 0 {
+		t.Errorf("%v allocations per injected packet", a)
+	}
+}
+
+// With every buffer held, Inject drops instead of waiting.
+func TestInjectFullPool(t *testing.T) {
+	l := New(listen(t), &testCore{}, Config{Buffers: 2, BufferSize: 16})
+	defer l.Close()
+	// Run never started: nobody drains the queue.
+	if !l.Inject(netip.AddrPort{}, []byte{1}) || !l.Inject(netip.AddrPort{}, []byte{2}) {
+		t.Fatal("inject into a free pool refused")
+	}
+	if l.Inject(netip.AddrPort{}, []byte{3}) {
+		t.Error("inject into an empty pool queued")
+	}
+	if st := l.Stats(); st.Injected != 2 || st.InjectDrop != 1 {
+		t.Errorf("stats %+v", st)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/png"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
@@ -42,6 +43,10 @@ type window struct {
 	cpu   play.CPUStopwatch
 	text  textCache
 	err   error
+	// mu guards the session: Update and Draw hold it, and so does the
+	// browser's network pump (pump_js.go) between frames.
+	mu sync.Mutex
+	in play.Input // the last input read, which the pump reuses
 }
 
 // knobKeys binds keys to knob actions (Keys describes them).
@@ -77,6 +82,8 @@ func (w *window) input() play.Input {
 }
 
 func (w *window) Update() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.done {
 		return ebiten.Termination
 	}
@@ -90,7 +97,8 @@ func (w *window) Update() error {
 	}
 	t0 := w.cpu.Now()
 	now := time.Since(w.start)
-	w.s.Step(now, w.input())
+	w.in = w.input()
+	w.s.Step(now, w.in)
 	w.step = w.cpu.Now() - t0
 	if w.opt.Duration > 0 && now >= w.opt.Duration {
 		// A screenshot waits, at most shotWait, for the player to be
@@ -111,6 +119,8 @@ func (w *window) Update() error {
 }
 
 func (w *window) Draw(screen *ebiten.Image) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	t0 := w.cpu.Now()
 	w.s.Scene(&w.sc, ScreenW, ScreenH)
 	if w.off == nil {
@@ -153,7 +163,10 @@ func Run(s *play.Session, opt play.WindowOptions) error {
 	ebiten.SetWindowResizingMode(ebiten.WindowResizingModeEnabled)
 	ebiten.SetTPS(ebiten.SyncWithFPS) // one Update per drawn frame: the client's clock gives the 60 Hz
 	w := &window{s: s, opt: opt, start: time.Now()}
-	if err := ebiten.RunGame(w); err != nil {
+	stop := startPump(w)
+	err := ebiten.RunGame(w)
+	stop()
+	if err != nil {
 		return err
 	}
 	return w.err

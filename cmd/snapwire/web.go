@@ -1,0 +1,132 @@
+package main
+
+// "snapwire serve --web": browsers play in the same match as UDP clients.
+// The page (internal/web) runs the play client compiled to WebAssembly,
+// which joins over a WebRTC data channel (internal/rtc) attached to the
+// server's Runner: one match, one server core.
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"os/exec"
+	"time"
+
+	"github.com/snapwire/snapwire/internal/rtc"
+	"github.com/snapwire/snapwire/internal/web"
+	"github.com/snapwire/snapwire/server"
+	"github.com/snapwire/snapwire/token"
+)
+
+// serveWeb attaches the WebRTC transport to r and serves the page, its
+// files, signalling and (--web-tokens) tokens on ln. stop closes the
+// HTTP server and every peer.
+func serveWeb(ctx context.Context, o serveOptions, ln net.Listener, r *server.Runner, cfg server.Config, logger *slog.Logger) (stop func(), err error) {
+	assets, err := webAssets(ctx, o, logger)
+	if err != nil {
+		return nil, err
+	}
+	peers := o.webPeers
+	if peers == 0 {
+		peers = o.maxClients
+	}
+	rs, err := rtc.NewServer(rtc.Config{Inject: r.Inject, HostIPs: webHostIPs(ln.Addr()), MaxPeers: peers, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Attach(rs); err != nil {
+		return nil, err
+	}
+	h := web.Handler(assets, rs)
+	if o.webTokens {
+		mux := http.NewServeMux()
+		mux.Handle("/", h)
+		mux.Handle("GET /token", tokenHandler(*cfg.TokenKey, append(append([]netip.AddrPort(nil), cfg.PublicAddrs...), r.Addr())))
+		h = mux
+	}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
+		WriteTimeout: 60 * time.Second, IdleTimeout: 60 * time.Second, MaxHeaderBytes: 16 << 10}
+	go hs.Serve(ln)
+	logger.Info("web", "url", fmt.Sprintf("http://%s/play", ln.Addr()), "signalling", "/rtc", "peers", peers,
+		"tokens", o.webTokens, "ice_hosts", fmt.Sprint(webHostIPs(ln.Addr())))
+	return func() {
+		hs.Close()
+		rs.Close()
+	}, nil
+}
+
+// webHostIPs are the addresses the server's ICE candidates may use: the
+// --web address's IP when it names one, every interface when it is
+// unspecified.
+func webHostIPs(a net.Addr) []netip.Addr {
+	ta, ok := a.(*net.TCPAddr)
+	if !ok {
+		return nil
+	}
+	ip := ta.AddrPort().Addr().Unmap()
+	if ip.IsUnspecified() {
+		return nil
+	}
+	return []netip.Addr{ip}
+}
+
+// webAssets reads --web-wasm or builds the play client for js/wasm from
+// the source tree the working directory is in.
+func webAssets(ctx context.Context, o serveOptions, logger *slog.Logger) (web.Assets, error) {
+	if o.webWASM != "" {
+		b, err := os.ReadFile(o.webWASM)
+		if err != nil {
+			return web.Assets{}, fmt.Errorf("--web-wasm: %w", err)
+		}
+		return web.Assets{WASM: b}, nil
+	}
+	root, ok := sourceRoot()
+	goBin, err := exec.LookPath("go")
+	if !ok || err != nil {
+		return web.Assets{}, web.ErrNoSource
+	}
+	dir, err := os.MkdirTemp("", "snapwire-web")
+	if err != nil {
+		return web.Assets{}, err
+	}
+	defer os.RemoveAll(dir)
+	logger.Info("web", "building", "GOOS=js GOARCH=wasm go build -tags play ./cmd/snapwire-play", "source", root)
+	t0 := time.Now()
+	bctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	wasm, execJS, err := web.Build(bctx, goBin, root, dir)
+	if err != nil {
+		return web.Assets{}, err
+	}
+	logger.Info("web", "built", len(wasm), "took", time.Since(t0).Round(time.Millisecond))
+	return web.Assets{WASM: wasm, WasmExecJS: execJS}, nil
+}
+
+// tokenHandler hands out connect tokens for this server (--web-tokens):
+// 30 s to use, a session timeout of 10 s, a random client id. Anyone who
+// can reach it gets one; the sessions are still encrypted and a token
+// still binds to the first address that uses it.
+func tokenHandler(key token.Key, servers []netip.AddrPort) http.Handler {
+	if len(servers) > token.MaxServers {
+		servers = servers[len(servers)-token.MaxServers:]
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var id [8]byte
+		rand.Read(id[:])
+		tok, err := token.Issue(key, token.Params{ProtocolID: arenaProtocolID, ClientID: binary.LittleEndian.Uint64(id[:]),
+			Servers: servers, Lifetime: 30 * time.Second, Timeout: 10 * time.Second}, time.Now())
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		fmt.Fprint(w, tok.String())
+	})
+}
