@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"text/tabwriter"
 
 	"github.com/snapwire/snapwire/internal/models"
@@ -23,8 +24,10 @@ func init() {
 func runModels(args []string, stdout io.Writer) error {
 	fs := newFlagSet("models")
 	quick := fs.Bool("quick", false, "2 and 8 players at 50 and 200 ms, 8 s matches (well under a minute)")
-	asJSON := fs.Bool("json", false, "print the rows, claims and §8 figures as JSON")
+	asJSON := fs.Bool("json", false, "print the rows as a JSON list (client-server rows twice: lag_compensation false and true)")
+	all := fs.Bool("json-all", false, "print the rows, claims and §8 figures as one JSON object")
 	md := fs.Bool("markdown", false, "print the BENCHMARKS.md section (models.Markdown)")
+	report := fs.String("report", "", "also write an HTML report with plots to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -40,10 +43,26 @@ func runModels(args []string, stdout io.Writer) error {
 		return err
 	}
 	rows := res.Rows
-	if *asJSON {
+	if *report != "" {
+		f, err := os.Create(*report)
+		if err != nil {
+			return err
+		}
+		if err := models.WriteHTML(f, res); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+	}
+	if *asJSON || *all {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		if *all {
+			return enc.Encode(res)
+		}
+		return enc.Encode(models.JSONRows(rows))
 	}
 	if *md {
 		_, err := io.WriteString(stdout, models.Markdown(res))

@@ -114,9 +114,56 @@ func TestMarkdownFromQuickRun(t *testing.T) {
 			t.Errorf("idea %q: %.1f -> %.1f (%s)", i.Name, i.Before, i.After, i.Verdict)
 		}
 	}
+	checkReport(t, r)
 	// A claim that does not hold says so.
 	r.Claims[0].Holds = false
 	if !strings.Contains(Markdown(r), "NOT borne out") {
 		t.Error("a claim that does not hold reads as borne out")
 	}
 }
+
+// checkReport: the HTML report has the four plots, each with a line per series and a point
+// per row it plots, and the section's text; --json's rows come twice for the client-server
+// models (without and with lag compensation, their hit shares those of the row) and once for
+// lockstep.
+func checkReport(t *testing.T, r *Result) {
+	t.Helper()
+	var b strings.Builder
+	if err := WriteHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if n := strings.Count(page, "<svg"); n != 4 {
+		t.Errorf("%d plots", n)
+	}
+	// Lines: 4 models; aim mean and p99 and hit share with and without for 2; stalls 2x2.
+	if n := strings.Count(page, "<polyline"); n != 4+4+4+4 {
+		t.Errorf("%d lines", n)
+	}
+	if !strings.Contains(page, "NOT borne out") && !strings.Contains(page, "borne out") {
+		t.Error("the report lacks the claims")
+	}
+	js := JSONRows(r.Rows)
+	cs := 0
+	for _, row := range r.Rows {
+		if row.Shots > 0 {
+			cs++
+		}
+	}
+	if len(js) != len(r.Rows)+cs {
+		t.Fatalf("%d JSON rows for %d rows, %d client-server", len(js), len(r.Rows), cs)
+	}
+	for _, j := range js {
+		switch {
+		case j.Shots == 0 && (j.LagCompensation != nil || j.HitShare != nil):
+			t.Errorf("%s row with lag compensation fields", j.Model)
+		case j.Shots > 0 && (j.LagCompensation == nil || j.HitShare == nil):
+			t.Errorf("%s row without lag compensation fields", j.Model)
+		case j.Shots > 0 && *j.LagCompensation && (*j.HitShare != j.HitShareLagComp || j.BehindCover != j.BehindCoverLagComp):
+			t.Errorf("%s lag-compensated row's figures are not the lag-compensated ones", j.Model)
+		case j.Shots > 0 && !*j.LagCompensation && *j.HitShare != j.Row.HitShare:
+			t.Errorf("%s row without lag compensation has the other hit share", j.Model)
+		}
+	}
+}
+
