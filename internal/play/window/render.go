@@ -3,6 +3,7 @@
 package window
 
 import (
+	"image/color"
 	"slices"
 
 	"github.com/hajimehoshi/ebiten/v2"
@@ -22,13 +23,35 @@ func Render(dst *ebiten.Image, sc *play.Scene) {
 	}
 }
 
+// whitePixel is the source of every rectangle: a white pixel scaled and
+// tinted, which Ebitengine batches into one draw and which allocates
+// nothing, where vector.DrawFilledRect builds a path per rectangle (the net
+// graph draws hundreds a frame).
+var (
+	whitePixel *ebiten.Image
+	rectOpts   ebiten.DrawImageOptions
+)
+
+func drawRect(dst *ebiten.Image, sh *play.Shape) {
+	if whitePixel == nil {
+		whitePixel = ebiten.NewImage(1, 1)
+		whitePixel.Fill(color.White)
+	}
+	rectOpts.GeoM.Reset()
+	rectOpts.GeoM.Scale(float64(sh.W), float64(sh.H))
+	rectOpts.GeoM.Translate(float64(sh.X), float64(sh.Y))
+	rectOpts.ColorScale.Reset()
+	rectOpts.ColorScale.ScaleWithColor(sh.Color)
+	dst.DrawImage(whitePixel, &rectOpts)
+}
+
 func renderShapes(dst *ebiten.Image, sc *play.Scene) {
 	dst.Fill(play.Background)
 	for i := range sc.Shapes {
 		sh := &sc.Shapes[i]
 		switch sh.Kind {
 		case play.Rect:
-			vector.DrawFilledRect(dst, sh.X, sh.Y, sh.W, sh.H, sh.Color, false)
+			drawRect(dst, sh)
 		case play.Circle:
 			vector.DrawFilledCircle(dst, sh.X, sh.Y, sh.W, sh.Color, false)
 		case play.Ring:
