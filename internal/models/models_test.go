@@ -166,4 +166,3 @@ func checkReport(t *testing.T, r *Result) {
 		}
 	}
 }
-
