@@ -342,7 +342,7 @@ func TestDataChannelMatch(t *testing.T) {
 
 // offer returns a real SDP offer with its candidates from a pion peer
 // that will never complete the connection.
-func offer(t *testing.T) string {
+func offer(t testing.TB) string {
 	t.Helper()
 	pc, err := webrtc.NewPeerConnection(webrtc.Configuration{})
 	if err != nil {
