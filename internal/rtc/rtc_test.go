@@ -426,3 +426,37 @@ func TestSignallingBounds(t *testing.T) {
 		t.Errorf("an offer once the slot is free: %d", code)
 	}
 }
+
+// One address cannot take every slot: with MaxPeersPerIP 1, a second
+// offer from 127.0.0.1 while the first peer is connecting is refused with
+// 429, though MaxPeers has room; once the first times out, an offer is
+// answered again.
+//
+// Guards against: a stranger holding all MaxPeers slots with offers it
+// never connects.
+func TestSignallingPerIP(t *testing.T) {
+	m := newMatch(t, server.Config{}, rtc.Config{MaxPeers: 8, MaxPeersPerIP: 1, ConnectTimeout: 500 * time.Millisecond})
+	post := func() int {
+		t.Helper()
+		resp, err := http.Post(m.url, "application/sdp", strings.NewReader(offer(t)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := post(); code != http.StatusOK {
+		t.Fatalf("first offer: %d", code)
+	}
+	if code := post(); code != http.StatusTooManyRequests {
+		t.Errorf("second offer from the same address: %d", code)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for m.rtc.Stats().Peers != 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code := post(); code != http.StatusOK {
+		t.Errorf("an offer after the first peer timed out: %d", code)
+	}
+}
+

@@ -28,6 +28,10 @@ type Config struct {
 	// MaxPeers bounds the peers, connecting or connected [16]; an offer
 	// beyond it is refused with 503.
 	MaxPeers int
+	// MaxPeersPerIP bounds the peers whose offers came from one IP address
+	// (ServeHTTP, the request's remote address) [4]: a stranger cannot take
+	// every slot by posting offers it never connects.
+	MaxPeersPerIP int
 	// ConnectTimeout closes a peer whose data channel is not open this
 	// long after its offer was answered [10s].
 	ConnectTimeout time.Duration
@@ -46,6 +50,9 @@ type Config struct {
 func (c *Config) defaults() {
 	if c.MaxPeers <= 0 {
 		c.MaxPeers = 16
+	}
+	if c.MaxPeersPerIP <= 0 {
+		c.MaxPeersPerIP = 4
 	}
 	if c.ConnectTimeout <= 0 {
 		c.ConnectTimeout = 10 * time.Second
@@ -100,6 +107,7 @@ type Server struct {
 type peer struct {
 	id   uint64
 	addr netip.AddrPort
+	from netip.Addr // the offer's remote IP address (invalid: Answer called directly)
 	pc   *webrtc.PeerConnection
 	dc   *webrtc.DataChannel
 	// ch is the detached channel, set once it opened (nil before).
@@ -198,14 +206,19 @@ func (s *Server) Stats() Stats {
 	}
 }
 
-// errFull refuses an offer when MaxPeers are connected or connecting.
-var errFull = errors.New("rtc: too many peers")
+// errFull refuses an offer when MaxPeers are connected or connecting, and
+// errFullIP when MaxPeersPerIP came from its address.
+var (
+	errFull   = errors.New("rtc: too many peers")
+	errFullIP = errors.New("rtc: too many peers from this address")
+)
 
 // ServeHTTP is the signalling endpoint: POST with the SDP offer as the
 // body (Content-Type application/sdp, ICE candidates gathered), answered
 // with the SDP answer, candidates included (non-trickle). Errors: 405 for
 // other methods, 413 for an offer over Config.MaxOffer, 400 for a bad
-// offer, 503 when Config.MaxPeers are taken or the server is closed.
+// offer, 503 when Config.MaxPeers are taken or the server is closed, 429 when
+// Config.MaxPeersPerIP peers came from the request's address.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")
@@ -225,8 +238,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.ConnectTimeout)
 	defer cancel()
-	answer, err := s.Answer(ctx, string(body))
+	from := netip.Addr{}
+	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
+		from = ap.Addr().Unmap()
+	}
+	answer, err := s.answerFrom(ctx, string(body), from)
 	switch {
+	case errors.Is(err, errFullIP):
+		s.refused.Add(1)
+		http.Error(w, err.Error(), http.StatusTooManyRequests)
+		return
 	case errors.Is(err, errFull):
 		s.refused.Add(1)
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
@@ -245,10 +266,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // the server's ICE candidates are gathered. The peer is closed if its
 // data channel does not open within Config.ConnectTimeout.
 func (s *Server) Answer(ctx context.Context, offer string) (string, error) {
+	return s.answerFrom(ctx, offer, netip.Addr{})
+}
+
+// answerFrom is Answer for an offer from IP address from (counted against
+// MaxPeersPerIP when valid).
+func (s *Server) answerFrom(ctx context.Context, offer string, from netip.Addr) (string, error) {
 	if !strings.HasPrefix(offer, "v=0") {
 		return "", errors.New("rtc: not an SDP offer")
 	}
-	pr, err := s.newPeer()
+	pr, err := s.newPeer(from)
 	if err != nil {
 		return "", err
 	}
@@ -263,14 +290,26 @@ func (s *Server) Answer(ctx context.Context, offer string) (string, error) {
 
 // newPeer registers a peer with a fresh id and its peer connection and
 // data channel, or fails when the server is full or closed.
-func (s *Server) newPeer() (*peer, error) {
+func (s *Server) newPeer(from netip.Addr) (*peer, error) {
 	s.mu.Lock()
 	if s.closed || len(s.peers) >= s.cfg.MaxPeers {
 		s.mu.Unlock()
 		return nil, errFull
 	}
+	if from.IsValid() {
+		n := 0
+		for _, p := range s.peers { // at most MaxPeers
+			if p.from == from {
+				n++
+			}
+		}
+		if n >= s.cfg.MaxPeersPerIP {
+			s.mu.Unlock()
+			return nil, errFullIP
+		}
+	}
 	id := s.nextID.Add(1)
-	pr := &peer{id: id, addr: PeerAddr(id), done: make(chan struct{}), readDone: make(chan struct{})}
+	pr := &peer{id: id, addr: PeerAddr(id), from: from, done: make(chan struct{}), readDone: make(chan struct{})}
 	s.peers[id] = pr
 	s.mu.Unlock()
 	pc, err := s.api.NewPeerConnection(webrtc.Configuration{})
