@@ -275,6 +275,9 @@ func (s *Server) answerFrom(ctx context.Context, offer string, from netip.Addr) 
 	if !strings.HasPrefix(offer, "v=0") {
 		return "", errors.New("rtc: not an SDP offer")
 	}
+	if from.IsValid() {
+		offer = keepCandidatesFrom(offer, from)
+	}
 	pr, err := s.newPeer(from)
 	if err != nil {
 		return "", err
@@ -523,3 +526,31 @@ func (s *Server) log(msg string, pr *peer, args ...any) {
 		s.cfg.Logger.Info(msg, append([]any{"peer", pr.addr.String()}, args...)...)
 	}
 }
+
+// keepCandidatesFrom returns offer without the ICE candidates whose address is not from, the
+// address the offer came from. The server sends connectivity checks to every remote
+// candidate, so an offer naming other hosts would have it send STUN traffic to them (RFC 8445
+// §7.2.1); without them the connection still forms, from the address the client's own checks
+// arrive from (a peer-reflexive candidate, RFC 8445 §7.3.1.3). Candidates named by mDNS
+// (".local", which the server does not resolve) go too. At most MaxOffer bytes are read.
+func keepCandidatesFrom(offer string, from netip.Addr) string {
+	var b strings.Builder
+	b.Grow(len(offer))
+	for line := range strings.Lines(offer) {
+		if rest, ok := strings.CutPrefix(line, "a=candidate:"); ok {
+			// foundation component transport priority connection-address port typ ...
+			// (RFC 8839 §5.1)
+			f := strings.Fields(rest)
+			if len(f) < 6 {
+				continue
+			}
+			ip, err := netip.ParseAddr(f[4])
+			if err != nil || ip.Unmap() != from {
+				continue
+			}
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
