@@ -459,4 +459,3 @@ func TestSignallingPerIP(t *testing.T) {
 		t.Errorf("an offer after the first peer timed out: %d", code)
 	}
 }
-

@@ -553,4 +553,3 @@ func keepCandidatesFrom(offer string, from netip.Addr) string {
 	}
 	return b.String()
 }
-
