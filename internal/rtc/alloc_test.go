@@ -3,8 +3,6 @@ package rtc
 import (
 	"context"
 	"io"
-	"net"
-	"net/http"
 	"net/netip"
 	"sync/atomic"
 	"testing"
@@ -136,43 +134,10 @@ func TestPionAllocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real WebRTC connection")
 	}
-	got := make(chan struct{}, 1)
-	loop := []netip.Addr{netip.MustParseAddr("127.0.0.1")}
-	s, err := NewServer(Config{HostIPs: loop, Inject: func(netip.AddrPort, []byte) bool { got <- struct{}{}; return true }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: s}
-	go hs.Serve(ln)
-	defer hs.Close()
+	s, c, pr, got := loopbackPair(t, 10*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := Dial(ctx, "http://"+ln.Addr().String()+"/rtc", DialConfig{HostIPs: loop})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	var addr netip.AddrPort
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		s.mu.RLock()
-		for _, pr := range s.peers {
-			if pr.ch.Load() != nil {
-				addr = pr.addr
-			}
-		}
-		s.mu.RUnlock()
-		if addr.IsValid() {
-			break
-		}
-	}
-	if !addr.IsValid() {
-		t.Fatal("the server's channel did not open")
-	}
+	addr := pr.addr
 	pkt, buf := make([]byte, 100), make([]byte, MaxMessage)
 	down := func() {
 		s.Send(addr, pkt)

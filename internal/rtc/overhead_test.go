@@ -35,40 +35,9 @@ func TestChannelOverhead(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real WebRTC connection, 3 s")
 	}
-	got := make(chan struct{}, 1)
-	loop := []netip.Addr{netip.MustParseAddr("127.0.0.1")}
-	s, err := NewServer(Config{HostIPs: loop, Inject: func(netip.AddrPort, []byte) bool { got <- struct{}{}; return true }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: s}
-	go hs.Serve(ln)
-	defer hs.Close()
+	s, c, pr, got := loopbackPair(t, 20*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c, err := Dial(ctx, "http://"+ln.Addr().String()+"/rtc", DialConfig{HostIPs: loop})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	var pr *peer
-	for deadline := time.Now().Add(5 * time.Second); pr == nil && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		s.mu.RLock()
-		for _, p := range s.peers {
-			if p.ch.Load() != nil {
-				pr = p
-			}
-		}
-		s.mu.RUnlock()
-	}
-	if pr == nil {
-		t.Fatal("the server's channel did not open")
-	}
 	const size, n = 100, 180
 	pkt, buf := make([]byte, size), make([]byte, MaxMessage)
 	round := func() {
@@ -114,4 +83,44 @@ func TestChannelOverhead(t *testing.T) {
 	if perMsg < 65 || perMsg > 200 || pkts < msgs {
 		t.Errorf("%.1f bytes per message, %d datagrams for %d messages", perMsg, pkts, msgs)
 	}
+}
+
+// loopbackPair starts a server on 127.0.0.1 whose Inject signals got, dials it with the Go
+// client (within timeout), and returns both once the server's end of the channel is open.
+func loopbackPair(t *testing.T, timeout time.Duration) (s *Server, c *Conn, pr *peer, got chan struct{}) {
+	t.Helper()
+	got = make(chan struct{}, 1)
+	loop := []netip.Addr{netip.MustParseAddr("127.0.0.1")}
+	s, err := NewServer(Config{HostIPs: loop, Inject: func(netip.AddrPort, []byte) bool { got <- struct{}{}; return true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: s}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	c, err = Dial(ctx, "http://"+ln.Addr().String()+"/rtc", DialConfig{HostIPs: loop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	for deadline := time.Now().Add(5 * time.Second); pr == nil && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		s.mu.RLock()
+		for _, p := range s.peers {
+			if p.ch.Load() != nil {
+				pr = p
+			}
+		}
+		s.mu.RUnlock()
+	}
+	if pr == nil {
+		t.Fatal("the server's channel did not open")
+	}
+	return s, c, pr, got
 }
