@@ -12,7 +12,7 @@ import (
 	"github.com/snapwire/snapwire/internal/bench"
 )
 
-// `snapwire bench --quick --json --out dir` on two scenarios: the JSON rows carry the issue's
+// `snapwire bench --quick --json --out dir` on two scenarios: the JSON rows carry the documented
 // fields and BENCHMARKS.md is written. (.ci/run runs the whole --quick suite.)
 func TestBenchQuickJSON(t *testing.T) {
 	dir := t.TempDir()

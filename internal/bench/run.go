@@ -104,7 +104,7 @@ type Row struct {
 	// Steady-state server cost per client-snapshot at 0% loss (measureSteady), with the
 	// recorded PVS and with every client's PVS cut or padded to 256 entities. DOOM III: the
 	// frame's shared FrameCache work plus every client's Build, ack and Send, over the
-	// client-snapshots built (the issue's metric); the OneClient figures are client 0's
+	// client-snapshots built (the targets' metric); the OneClient figures are client 0's
 	// snapshots alone plus a 1/clients share of the shared work. Quake 3: one client, both.
 	ServerNS          float64 `json:"server_ns_recorded,omitempty"`
 	ServerNSOneClient float64 `json:"server_ns_recorded_one_client,omitempty"`

@@ -14,7 +14,7 @@ import (
 )
 
 // steadyCost is an encoder's steady-state cost. The DOOM III server cost is measured two ways
-// (serverLoop): over every client of the frame, as a server spends it (the metric), and
+// (serverLoop): over every client of the frame, as a server spends it (the targets' metric), and
 // for client 0 alone with a 1/clients share of the frame's shared work.
 type steadyCost struct {
 	allocs    float64 // per client-snapshot, every client of the frame built (Quake 3: one client)
