@@ -340,7 +340,7 @@ func TestHostileServerProcess(t *testing.T) {
 
 	t.Run("frame-jump", func(t *testing.T) {
 		// Real snapshots for a second, then one whose frame jumps to
-		// 2^31-5000 (the attack of the issue: billions of frames to
+		// 2^31-5000 (a hostile server's attack: billions of frames to
 		// re-predict), then real ones again.
 		h := newHostileServer(t)
 		jumped := false
