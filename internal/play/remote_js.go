@@ -3,13 +3,14 @@
 package play
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"syscall/js"
 	"time"
+
+	"github.com/snapwire/snapwire/internal/signalling"
 )
 
 // jsLink is a WebRTC data channel of the browser's own RTCPeerConnection
@@ -94,20 +95,11 @@ func dialWeb(url string, r *remote) (link, error) {
 		}
 	}
 	sdp := l.pc.Get("localDescription").Get("sdp").String()
-	client := &http.Client{Timeout: 10 * time.Second}
-	resp, err := client.Post(url, "application/sdp", bytes.NewReader([]byte(sdp)))
+	ans, err := signalling.Exchange(context.Background(), &http.Client{Timeout: 10 * time.Second}, url, sdp)
 	if err != nil {
 		return fail(err)
 	}
-	ans, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	resp.Body.Close()
-	if err != nil {
-		return fail(err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fail(fmt.Errorf("signalling: %s: %s", resp.Status, bytes.TrimSpace(ans)))
-	}
-	desc := js.ValueOf(map[string]any{"type": "answer", "sdp": string(ans)})
+	desc := js.ValueOf(map[string]any{"type": "answer", "sdp": ans})
 	if _, err := await(l.pc.Call("setRemoteDescription", desc)); err != nil {
 		return fail(fmt.Errorf("setRemoteDescription: %w", err))
 	}

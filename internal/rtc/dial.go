@@ -1,11 +1,9 @@
 package rtc
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/pion/datachannel"
 	"github.com/pion/webrtc/v4"
+	"github.com/snapwire/snapwire/internal/signalling"
 )
 
 // DialConfig configures Dial.
@@ -78,24 +77,11 @@ func Dial(ctx context.Context, url string, cfg DialConfig) (*Conn, error) {
 	case <-ctx.Done():
 		return fail(fmt.Errorf("rtc: gathering candidates: %w", ctx.Err()))
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader([]byte(pc.LocalDescription().SDP)))
+	ans, err := signalling.Exchange(ctx, hc, url, pc.LocalDescription().SDP)
 	if err != nil {
-		return fail(err)
+		return fail(fmt.Errorf("rtc: %w", err))
 	}
-	req.Header.Set("Content-Type", "application/sdp")
-	resp, err := hc.Do(req)
-	if err != nil {
-		return fail(err)
-	}
-	ans, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	resp.Body.Close()
-	if err != nil {
-		return fail(err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fail(fmt.Errorf("rtc: signalling: %s: %s", resp.Status, bytes.TrimSpace(ans)))
-	}
-	if err := pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeAnswer, SDP: string(ans)}); err != nil {
+	if err := pc.SetRemoteDescription(webrtc.SessionDescription{Type: webrtc.SDPTypeAnswer, SDP: ans}); err != nil {
 		return fail(err)
 	}
 	select {
