@@ -36,11 +36,8 @@ func serveWeb(ctx context.Context, o serveOptions, ln net.Listener, r *server.Ru
 	if peers == 0 {
 		peers = o.maxClients
 	}
-	rs, err := rtc.NewServer(rtc.Config{Inject: r.Inject, HostIPs: webHostIPs(ln.Addr()), MaxPeers: peers, Logger: logger})
+	rs, err := rtc.Attach(r, rtc.Config{HostIPs: webHostIPs(ln.Addr()), MaxPeers: peers, Logger: logger})
 	if err != nil {
-		return nil, err
-	}
-	if err := r.Attach(rs); err != nil {
 		return nil, err
 	}
 	h := web.Handler(assets, rs)

@@ -27,11 +27,8 @@ func TestSessionWebRTC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, err := rtc.NewServer(rtc.Config{Inject: r.Inject, HostIPs: []netip.Addr{netip.MustParseAddr("127.0.0.1")}})
+	rs, err := rtc.Attach(r, rtc.Config{HostIPs: []netip.Addr{netip.MustParseAddr("127.0.0.1")}})
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Attach(rs); err != nil {
 		t.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -44,13 +44,9 @@ func newMatch(t *testing.T, cfg server.Config, rcfg rtc.Config) *match {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rcfg.Inject = run.Inject
 	rcfg.HostIPs = loopback
-	rs, err := rtc.NewServer(rcfg)
+	rs, err := rtc.Attach(run, rcfg)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := run.Attach(rs); err != nil {
 		t.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pion/webrtc/v4"
+	"github.com/snapwire/snapwire/server"
 )
 
 // Config configures a Server.
@@ -552,4 +553,20 @@ func keepCandidatesFrom(offer string, from netip.Addr) string {
 		b.WriteString(line)
 	}
 	return b.String()
+}
+
+// Attach makes a Server whose peers' packets go to r (Config.Inject is
+// r.Inject) and attaches it as r's second transport, before r runs; the
+// Server is closed again if r refuses it.
+func Attach(r *server.Runner, cfg Config) (*Server, error) {
+	cfg.Inject = r.Inject
+	s, err := NewServer(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Attach(s); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
 }
