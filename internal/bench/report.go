@@ -27,6 +27,24 @@ const paperStages = "bit packing 10-15%, delta 90-100%, zrle (3-bit) 15-50%"
 // PlotDir is where WriteFiles puts the SVG plots, relative to the output directory.
 const PlotDir = "internal/bench/plots"
 
+// rowsAt calls f, scenario by scenario and loss rate by loss rate, where every encoder of
+// encs has a row, with those rows in the order of encs.
+func (r *Result) rowsAt(f func(s ScenarioInfo, loss float64, rows []*Row), encs ...string) {
+	rows := make([]*Row, len(encs))
+	for _, s := range r.Scenarios {
+		for _, l := range r.Options.Losses {
+			ok := true
+			for i, e := range encs {
+				rows[i] = r.Find(s.Name, l, e)
+				ok = ok && rows[i] != nil
+			}
+			if ok {
+				f(s, l, rows)
+			}
+		}
+	}
+}
+
 // Find returns the row for (scenario, loss, encoder).
 func (r *Result) Find(sc string, loss float64, enc string) *Row {
 	for i := range r.Rows {
@@ -170,16 +188,11 @@ func (r *Result) WriteMarkdown(w io.Writer, notes string) error {
 	p("![bytes per snapshot](%s/bytes.svg)\n\n", PlotDir)
 	p("| scenario | loss | doom3 mean | doom3 p99 | of which apply | doom3+huff mean | doom3+huff p99 | quake3 mean | quake3 p99 | ratio doom3 | **ratio doom3+huff** | doom3+huff kbit/s | +UDP/IP | quake3 kbit/s | +UDP/IP | doom3+huff / its 0%% | quake3 / its 0%% | Q3 full snapshots |\n")
 	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	for _, s := range r.Scenarios {
-		for _, l := range r.Options.Losses {
-			d, h, q := r.Find(s.Name, l, EncDoom3), r.Find(s.Name, l, EncDoom3Huff), r.Find(s.Name, l, EncQuake3)
-			if d == nil || h == nil || q == nil {
-				continue
-			}
-			p("| %s | %.0f%% | %.1f | %.0f | %.1f | %.1f | %.0f | %.1f | %.0f | %.3f | **%.3f** | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %s |\n",
-				s.Name, l*100, d.BytesMean, d.BytesP99, d.ReliableBytes, h.BytesMean, h.BytesP99, q.BytesMean, q.BytesP99, d.Ratio, h.Ratio, h.Kbps, h.KbpsUDP, q.Kbps, q.KbpsUDP, h.LossGrowth, q.LossGrowth, pct(q.DeltaFromDummy))
-		}
-	}
+	r.rowsAt(func(s ScenarioInfo, l float64, x []*Row) {
+		d, h, q := x[0], x[1], x[2]
+		p("| %s | %.0f%% | %.1f | %.0f | %.1f | %.1f | %.0f | %.1f | %.0f | %.3f | **%.3f** | %.1f | %.1f | %.1f | %.1f | %.2f | %.2f | %s |\n",
+			s.Name, l*100, d.BytesMean, d.BytesP99, d.ReliableBytes, h.BytesMean, h.BytesP99, q.BytesMean, q.BytesP99, d.Ratio, h.Ratio, h.Kbps, h.KbpsUDP, q.Kbps, q.KbpsUDP, h.LossGrowth, q.LossGrowth, pct(q.DeltaFromDummy))
+	}, EncDoom3, EncDoom3Huff, EncQuake3)
 	if len(r.Encryption) > 0 {
 		p("\n### Secure sessions: encryption per packet\n\nThe byte tables above are the plaintext channel's, as before, so they stay comparable with earlier runs. A secure session (connect tokens, docs/PROTOCOL.md \"Encryption\") seals every packet with ChaCha20-Poly1305: measured here on a channel pair sending each scenario's mean `doom3+huff` snapshot payload (0%% loss), plaintext against encrypted, the same messages; the time is Send + Receive per packet, both ends.\n\n| scenario | payload (before compression) | plaintext bytes/packet | encrypted bytes/packet | added bytes | plaintext µs/packet | encrypted µs/packet | added µs | encrypted allocs/packet |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, e := range r.Encryption {
@@ -188,15 +201,10 @@ func (r *Result) WriteMarkdown(w io.Writer, notes string) error {
 	}
 	r.writePeers(&b)
 	p("\nBefore the entropy stages (doom3 without zrle, quake3 without Huffman):\n\n| scenario | loss | doom3-nozrle | quake3-nohuff | ratio |\n|---|---:|---:|---:|---:|\n")
-	for _, s := range r.Scenarios {
-		for _, l := range r.Options.Losses {
-			d, q := r.Find(s.Name, l, EncDoom3Raw), r.Find(s.Name, l, EncQuake3NoHuf)
-			if d == nil || q == nil {
-				continue
-			}
-			p("| %s | %.0f%% | %.1f | %.1f | %.2f |\n", s.Name, l*100, d.BytesMean, q.BytesMean, d.Ratio)
-		}
-	}
+	r.rowsAt(func(s ScenarioInfo, l float64, x []*Row) {
+		d, q := x[0], x[1]
+		p("| %s | %.0f%% | %.1f | %.1f | %.2f |\n", s.Name, l*100, d.BytesMean, q.BytesMean, d.Ratio)
+	}, EncDoom3Raw, EncQuake3NoHuf)
 
 	p("\n## Stage reductions (0%% loss) next to the paper's\n\nThe paper (§6): %s. Measured the paper's way: bit packing = bits saved by the packed quantised fields against 32 bits per field (and per entity number); delta = saved by the delta snapshot against a message of bit-packed full states of the same PVS; zrle / Huffman = saved by that stage on the delta stream.\n\n", paperStages)
 	p("| scenario | scheme | naive bits | packed bits | delta bits | bit packing | delta | zrle (3-bit) | Huffman |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
@@ -230,16 +238,11 @@ func (r *Result) WriteMarkdown(w io.Writer, notes string) error {
 
 	p("\n## Adaptive entropy stage (ours, not the paper's)\n\n`doom3+rc` is `doom3+huff` with a third stage the channel may choose: the body range coded bit by bit (LZMA's binary range coder), each bit's probability chosen by the %d bits before it, starting every packet from the arena's trained prior (examples/arena/entropy_model.bin, trained on recordings on other map seeds) and adapting within the packet only, since packets are lost. The channel sends it only when it is shorter than both zrle and Huffman, so it is kept exactly where it wins, packet by packet. Bytes are the mean per client-snapshot after the channel header; µs is Build plus the channel's Send per client-snapshot in the pass (the stage's cost beside its saving: the difference of the two columns), and the steady server cost with 256 visible entities, all clients built, from the server cost table's measurement.\n\n", netchan.EntropyContextBits)
 	p("| scenario | loss | doom3+huff bytes | doom3+rc bytes | saving | doom3+huff µs | doom3+rc µs | added µs | server µs, 256 visible, huff / rc |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	for _, s := range r.Scenarios {
-		for _, l := range r.Options.Losses {
-			h, c := r.Find(s.Name, l, EncDoom3Huff), r.Find(s.Name, l, EncDoom3RC)
-			if h == nil || c == nil {
-				continue
-			}
-			p("| %s | %s | %.1f | %.1f | %s | %.1f | %.1f | %+.1f | %.1f / %.1f |\n", s.Name, pct(l), h.BytesMean, c.BytesMean, pct(1-c.BytesMean/h.BytesMean),
-				h.NsPerClientSnapshot/1000, c.NsPerClientSnapshot/1000, (c.NsPerClientSnapshot-h.NsPerClientSnapshot)/1000, h.ServerNS256/1000, c.ServerNS256/1000)
-		}
-	}
+	r.rowsAt(func(s ScenarioInfo, l float64, x []*Row) {
+		h, c := x[0], x[1]
+		p("| %s | %s | %.1f | %.1f | %s | %.1f | %.1f | %+.1f | %.1f / %.1f |\n", s.Name, pct(l), h.BytesMean, c.BytesMean, pct(1-c.BytesMean/h.BytesMean),
+			h.NsPerClientSnapshot/1000, c.NsPerClientSnapshot/1000, (c.NsPerClientSnapshot-h.NsPerClientSnapshot)/1000, h.ServerNS256/1000, c.ServerNS256/1000)
+	}, EncDoom3Huff, EncDoom3RC)
 	if len(r.Scale) > 0 {
 		p("\n## Scale: the largest match one server process holds\n\nThe 64p recording with %d clients (its 64 players, each followed by three spectators who see what it sees), every client's PVS cut or padded to the given count of live entities; each snapshot frame the shared Prepare and PrepareStates, then every client's Build and Ack (no channel), built by one goroutine or split between two through read-only views of the frame's cache (snapshot.FrameCache.ShareFrom; the two-worker snapshots are compared with the serial ones bit for bit). µs is the wall time per client-snapshot (the second of three passes over %d ticks). Max clients: the most whose 20 Hz snapshots and PVS (%.1f µs a client) fit, with the 60 Hz game frame (%.0f µs, on one goroutine), in one second per second: one core for one worker, two for two. Wall times on a shared machine; the two-worker figures need the second core free.\n\n", ScaleClients, min(r.Options.Ticks, 60), r.scaleVisibleNS()/1000, r.scaleFrameNS()/1000)
 		p("| visible entities | µs per client-snapshot, 1 core | max clients, 1 core | µs per client-snapshot, 2 workers | max clients, 2 cores | identical |\n|---:|---:|---:|---:|---:|---|\n")
@@ -272,15 +275,10 @@ func (r *Result) WriteMarkdown(w io.Writer, notes string) error {
 
 	p("\n## Client cost (DOOM III: decode + re-prediction)\n\nDecode = the client channel receiving the `doom3+huff` packet (decompression, the reliable \"apply\" messages applied to the base) and decoding the snapshot. Re-prediction = overwriting the PVS entities' states from the snapshot and running the game's prediction from the snapshot's frame a full round trip ahead (§2, §6), on a client world holding only the PVS's entities (client 0). Quake 3 clients interpolate and do not re-predict other entities.\n\n")
 	p("| scenario | loss | doom3 decode µs | + re-predict 100 ms RTT µs | + re-predict 200 ms RTT µs | quake3 decode µs |\n|---|---:|---:|---:|---:|---:|\n")
-	for _, s := range r.Scenarios {
-		for _, l := range r.Options.Losses {
-			d, q := r.Find(s.Name, l, EncDoom3), r.Find(s.Name, l, EncQuake3)
-			if d == nil || q == nil {
-				continue
-			}
-			p("| %s | %.0f%% | %.1f | %.1f | %.1f | %.1f |\n", s.Name, l*100, d.DecodeNS/1000, d.Repredict100NS/1000, d.Repredict200NS/1000, q.DecodeNS/1000)
-		}
-	}
+	r.rowsAt(func(s ScenarioInfo, l float64, x []*Row) {
+		d, q := x[0], x[1]
+		p("| %s | %.0f%% | %.1f | %.1f | %.1f | %.1f |\n", s.Name, l*100, d.DecodeNS/1000, d.Repredict100NS/1000, d.Repredict200NS/1000, q.DecodeNS/1000)
+	}, EncDoom3, EncQuake3)
 
 	p("\n## How the Quake 3 scheme is mapped onto the arena\n\n")
 	p("Arena entities write variable state through `WriteSnapshot`; Quake 3 has one fixed `entityState_t` walked by a field table. The harness derives each type's field table from its own `WriteSnapshot` (bench.ProbeLayout: the full state is written once, then once per state bit against a base differing in that bit; the single field flagged changed owns the bit), so each field has exactly the width and quantised encoding our scheme sends. The fixed state is the union of the types: slot i is field i of whichever type the entity is, as wide as the widest field i of any type (a narrower value is zero-extended), and a last slot holds the entity type (eType). Fields keep the write order, which is the arena's most-often-changing-first order, as Quake 3 sorts its table so that `lc` stays small. Every field is coded as a Quake 3 integer field (changed bit, zero bit, value); Quake 3's 13-bit form for integral floats is not used since the arena's float positions are almost never integral. The non-PVS states (scoreboard, player statistics) travel as Quake 3's player state (`lc` then a changed bit and value per field, no zero bit), against the base snapshot's copy or the all-zero dummy. Entity numbers are %d bits (4096 entities; Quake 3 has 10 for 1024), with 4095 followed by one bit to tell the end marker from a real entity 4095. Both schemes start from the same state right after the map loaded: the DOOM III common base (§8) and the Quake 3 baselines.\n\n", q3EntityBits)
@@ -331,16 +329,11 @@ func (r *Result) bytesSVG() string {
 	}
 	var bars []bar
 	maxV := 1.0
-	for _, s := range r.Scenarios {
-		for _, l := range r.Options.Losses {
-			d, q := r.Find(s.Name, l, EncDoom3), r.Find(s.Name, l, EncQuake3)
-			if d == nil || q == nil {
-				continue
-			}
-			bars = append(bars, bar{fmt.Sprintf("%s %.0f%%", s.Name, l*100), d.BytesMean, q.BytesMean})
-			maxV = max(maxV, d.BytesMean, q.BytesMean)
-		}
-	}
+	r.rowsAt(func(s ScenarioInfo, l float64, x []*Row) {
+		d, q := x[0], x[1]
+		bars = append(bars, bar{fmt.Sprintf("%s %.0f%%", s.Name, l*100), d.BytesMean, q.BytesMean})
+		maxV = max(maxV, d.BytesMean, q.BytesMean)
+	}, EncDoom3, EncQuake3)
 	const W, H, left, bottom, top = 900, 360, 60, 70, 30
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">`+"\n", W, H)
