@@ -33,3 +33,31 @@ func TestKeepCandidatesFrom(t *testing.T) {
 		t.Fatalf("candidates of other hosts kept:\n%s", got)
 	}
 }
+
+// FuzzKeepCandidatesFrom: any offer text yields a subset of its lines, in
+// order, with no candidate line whose address is not the request's.
+func FuzzKeepCandidatesFrom(f *testing.F) {
+	f.Add("v=0\r\na=candidate:1 1 udp 2122260223 127.0.0.1 50000 typ host\r\na=candidate:2 1 udp 1 10.0.0.1 5 typ host\r\n")
+	f.Add("a=candidate:\r\na=candidate:1 1 udp 1 ::ffff:127.0.0.1 1 typ host\na=candidate:x y z w 127.0.0.1\n")
+	from := netip.MustParseAddr("127.0.0.1")
+	f.Fuzz(func(t *testing.T, offer string) {
+		got := keepCandidatesFrom(offer, from)
+		if len(got) > len(offer) {
+			t.Fatalf("output longer than input")
+		}
+		rest := offer
+		for line := range strings.Lines(got) {
+			i := strings.Index(rest, line)
+			if i < 0 {
+				t.Fatalf("line %q not in the offer, in order", line)
+			}
+			rest = rest[i+len(line):]
+			if c, ok := strings.CutPrefix(line, "a=candidate:"); ok {
+				fields := strings.Fields(c)
+				if ip, err := netip.ParseAddr(fields[4]); err != nil || ip.Unmap() != from {
+					t.Fatalf("kept candidate %q", line)
+				}
+			}
+		}
+	})
+}
