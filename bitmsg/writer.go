@@ -269,10 +269,40 @@ func (w *Writer) WriteBitsFrom(src []byte, nbits int) {
 		w.putBitsAt(src, 0, nbits) // byte aligned: a copy
 		return
 	}
-	// 32 bits at a time from whole words of src (a short replay: a kept delta), the
-	// accumulator in locals: nacc < 32, so every 32 bits added flush 32.
+	// 64 bits at a time from whole words of src (a short replay: a kept delta) while both ends
+	// have a word to spare, the accumulator in locals: nacc < 32 bits stay pending, and each
+	// word of src goes out as one 8-byte store of the pending bits and its low bits.
 	acc, nacc, pos := w.acc, uint(w.nacc), w.pos
 	i := 0
+	buf := w.buf
+	for ; nbits >= 64 && pos+8 <= len(buf) && i+8 <= len(src); nbits -= 64 {
+		v := binary.LittleEndian.Uint64(src[i:])
+		binary.LittleEndian.PutUint64(buf[pos:], acc|v<<nacc)
+		acc = v >> (64 - nacc) // 0 when nacc is 0
+		pos += 8
+		i += 8
+	}
+	// The last bits, under 64, with one load and at most one 8-byte store.
+	if nbits > 0 && pos+8 <= len(buf) && i+8 <= len(src) {
+		v := binary.LittleEndian.Uint64(src[i:]) & (1<<uint(nbits) - 1)
+		lo := acc | v<<nacc
+		if nacc+uint(nbits) >= 64 {
+			binary.LittleEndian.PutUint64(buf[pos:], lo)
+			pos += 8
+			acc, nacc = v>>(64-nacc), nacc+uint(nbits)-64
+		} else {
+			acc, nacc = lo, nacc+uint(nbits)
+		}
+		if nacc >= 32 {
+			binary.LittleEndian.PutUint32(buf[pos:], uint32(acc))
+			pos += 4
+			acc >>= 32
+			nacc -= 32
+		}
+		w.acc, w.nacc, w.pos = acc, int(nacc), pos
+		return
+	}
+	// Near the ends: 32 bits at a time; every 32 bits added flush 32.
 	for ; nbits >= 32; nbits -= 32 {
 		acc |= uint64(binary.LittleEndian.Uint32(src[i:])) << nacc
 		binary.LittleEndian.PutUint32(w.buf[pos:], uint32(acc))

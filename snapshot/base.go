@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
@@ -9,10 +10,16 @@ import (
 
 // baseEntry locates one state in a CommonBase's arena.
 type baseEntry struct {
-	off  uint32      // offset of the state in the arena
-	cap  uint16      // bytes reserved at off
-	bits uint16      // state length in bits, <= game.MaxStateBits
-	typ  game.TypeID // NoType: the base has no state for this entity
+	// label, when not 0, is the version (FrameCache) of the cached encoding this state was
+	// taken from or found equal to: the state's bytes are exactly that encoding's. A server's
+	// Encoder sets it (applying a snapshot built from a FrameCache, or comparing), so that an
+	// entity whose cached version is its base label is known unchanged without reading the
+	// bytes. It is not part of the base's contents (Hash); a client's base leaves it 0.
+	label uint64
+	off   uint32      // offset of the state in the arena
+	cap   uint16      // bytes reserved at off
+	bits  uint16      // state length in bits, <= game.MaxStateBits
+	typ   game.TypeID // NoType: the base has no state for this entity
 }
 
 // CommonBase is the per-client common base of DOOM III §4.2: for every
@@ -23,7 +30,7 @@ type baseEntry struct {
 // same acknowledged snapshots, so they stay equal (Hash).
 //
 // States live in one byte arena (each entity a slot reused in place while it
-// fits), so a base costs 12 bytes per entity slot plus its states' bytes:
+// fits), so a base costs 24 bytes per entity slot plus its states' bytes:
 // 4096 entities × 64 clients is a few megabytes, not a map per entity.
 type CommonBase struct {
 	seq     Seq
@@ -90,7 +97,7 @@ func (b *CommonBase) Init(world game.World, states []game.Snapshotter) error {
 // CopyFrom makes b an exact copy of src, reusing b's memory. A server
 // initialises one base from the map and copies it for each client.
 func (b *CommonBase) CopyFrom(src *CommonBase) {
-	b.seq, b.pvs, b.ents, b.garbage = src.seq, src.pvs, src.ents, src.garbage
+	b.seq, b.pvs, b.ents, b.garbage = src.seq, src.pvs, src.ents, src.garbage // labels too: the bytes are the same
 	b.states = append(b.states[:0], src.states...)
 	b.arena = append(b.arena[:0], src.arena...)
 }
@@ -134,7 +141,7 @@ func (b *CommonBase) stateWide(id game.StateID) (state []byte, nbits int) {
 // MemoryBytes returns the memory the base holds: the entity table, the
 // state table and the arena's capacity.
 func (b *CommonBase) MemoryBytes() int {
-	return len(b.ents)*12 + len(b.states)*12 + cap(b.arena)
+	return (len(b.ents)+len(b.states))*int(unsafe.Sizeof(baseEntry{})) + cap(b.arena)
 }
 
 // Hash returns an FNV-1a 64-bit hash of the whole base, in this order: Seq
@@ -175,19 +182,29 @@ func (b *CommonBase) Hash() uint64 {
 func (b *CommonBase) store(e *baseEntry, state []byte, nbits int) {
 	nb := (nbits + 7) / 8
 	if nb > int(e.cap) {
-		b.garbage += int(e.cap)
-		e.cap, e.bits = 0, 0
-		if b.garbage > 64<<10 && b.garbage > len(b.arena)/2 {
-			b.compact()
-		}
-		c := (nb + 7) &^ 7
-		e.off, e.cap = uint32(len(b.arena)), uint16(c)
-		b.arena = append(b.arena, state[:nb]...)
-		for range c - nb {
-			b.arena = append(b.arena, 0)
-		}
-	} else {
-		copy(b.arena[e.off:], state[:nb])
+		b.storeNew(e, state, nbits)
+		return
+	}
+	copy(b.arena[e.off:e.off+uint32(nb)], state[:nb])
+	e.bits = uint16(nbits)
+	if r := nbits & 7; r != 0 {
+		b.arena[e.off+uint32(nb)-1] &= byte(1)<<r - 1
+	}
+}
+
+// storeNew is store for a state that does not fit slot e: a new slot at the arena's end.
+func (b *CommonBase) storeNew(e *baseEntry, state []byte, nbits int) {
+	nb := (nbits + 7) / 8
+	b.garbage += int(e.cap)
+	e.cap, e.bits = 0, 0
+	if b.garbage > 64<<10 && b.garbage > len(b.arena)/2 {
+		b.compact()
+	}
+	c := (nb + 7) &^ 7
+	e.off, e.cap = uint32(len(b.arena)), uint16(c)
+	b.arena = append(b.arena, state[:nb]...)
+	for range c - nb {
+		b.arena = append(b.arena, 0)
 	}
 	e.bits = uint16(nbits)
 	if r := nbits & 7; r != 0 {
@@ -227,11 +244,11 @@ func (b *CommonBase) apply(p *pending) {
 		pe := &p.ents[i]
 		e := &b.ents[pe.num]
 		b.store(e, p.buf[pe.off:], int(pe.bits))
-		e.typ = pe.typ
+		e.typ, e.label = pe.typ, pe.ver // 0 when built without a cache, or a client's
 	}
 	for i := range p.states {
 		ps := &p.states[i]
-		b.store(&b.states[ps.id], p.buf[ps.off:], int(ps.bits))
+		b.store(&b.states[ps.id], p.buf[ps.off:], int(ps.bits)) // states carry no label
 	}
 }
 

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/snapwire/snapwire/bitmsg"
@@ -28,6 +29,13 @@ import (
 // statistics once each): Build writes a 0 bit for a state whose bits equal its base's and the
 // WriteDelta of a changed one (PrepareStates encodes them ahead, as Prepare does entities).
 //
+// Each cached entity state carries a version, a number no other encoding in the process has
+// (drawn from one process-wide counter) and kept from frame to frame while the entity's bits
+// stay the same (Prepare compares them once per frame, not once per client). An Encoder labels
+// each state of its common base with the version it was taken from, so that an entity whose
+// base label is its cached version is omitted without reading the base's bytes, and the delta
+// memo keys on the base's label instead of its bytes (writeEntDelta).
+//
 // The cache keys its contents on Input.Frame: a Build with another frame than the cache's
 // starts a new frame. The entities must not change between Builds of the same frame: a server
 // that changes entities outside its frame (a spawn on connect, say) calls Invalidate. The
@@ -38,16 +46,23 @@ type FrameCache struct {
 	frame game.Frame
 	gen   uint32 // entries of this generation are valid; 0: nothing cached
 	ents  []cacheEntry
-	buf   []byte // the states of this generation, back to back
-	dw    bitmsg.DeltaWriter
+	// layouts[n]: entity n's field layout, read only to write a delta that is not in the memo
+	// (kept apart from ents so that the entries every client reads stay small).
+	layouts []bitmsg.Layout
+	buf     []byte // the states of this generation, back to back
+	prevBuf []byte // the states of the generation before, where its entries point
+	// vers is the block of versions this cache draws from (newVersion): next, up to end.
+	nextVer, endVer uint64
+	dw              bitmsg.DeltaWriter
 	// states holds the non-PVS state instances encoded this generation (the first nstates),
 	// in the order first seen.
 	states  []stateEntry
 	nstates int
 	stateIx map[[2]unsafe.Pointer]int32 // instance (ifaceWords) -> index in states
 	// memo shares entity deltas between the clients of the generation (writeEntDelta):
-	// records chained per cache entry, their base states and delta bits in memoBuf. Both are
-	// bounded (memoRecs, memoBytes); when full, deltas are written without being kept.
+	// records chained per cache entry, keyed by the base state's version, their delta bits in
+	// memoBuf. Both are bounded (memoRecs, memoBytes); when full, deltas are written without
+	// being kept.
 	memo     []memoRec
 	memoBuf  []byte
 	memoHits int // deltas replayed from the memo since the cache was made (tests)
@@ -71,29 +86,49 @@ var ErrNotPrepared = errors.New("snapshot: entity, state or frame not prepared i
 // Build, Invalidate) while views of it are in use, and the views are stale once it does. v
 // keeps no memory of its own; ShareFrom allocates nothing.
 func (v *FrameCache) ShareFrom(c *FrameCache) {
-	*v = FrameCache{frame: c.frame, gen: c.gen, ents: c.ents, buf: c.buf, states: c.states, nstates: c.nstates,
-		stateIx: c.stateIx, view: true}
+	*v = FrameCache{frame: c.frame, gen: c.gen, ents: c.ents, layouts: c.layouts, buf: c.buf, states: c.states,
+		nstates: c.nstates, stateIx: c.stateIx, view: true}
 }
 
 // Bounds of the delta memo of one generation: at most memoRecs deltas and memoBytes bytes of
-// base states and delta bits (a few times 256 entities x 64 clients' changed entities), and at
-// most memoChain distinct bases kept per entity.
+// delta bits (a few times 256 entities x 64 clients' changed entities), and at most memoChain
+// distinct bases kept per entity.
 const (
 	memoRecs  = 8192
 	memoBytes = 512 << 10
 	memoChain = 4
 	memoNoOut = ^uint32(0) // memoRec.outBits of a base seen once: no delta kept yet
+	// noBaseVersion keys the memo's record of a spawn's delta, written against no base; no
+	// state ever gets this version.
+	noBaseVersion = ^uint64(0)
 )
 
-// memoRec is one entity delta of the generation: the delta of the entry's state against a base
-// state (its bytes at baseOff in memoBuf, baseBits long), outBits bits at outOff (memoNoOut:
-// the base was met once, its delta not kept yet).
+// memoRec is one entity delta of the generation: the delta of the entry's state against the base
+// state of version baseVer, outBits bits at outOff in memoBuf (memoNoOut: the base was met once,
+// its delta not kept yet).
 type memoRec struct {
-	next     int32 // next record of the same entry, -1: none
-	baseBits uint16
-	baseOff  uint32
-	outOff   uint32
-	outBits  uint32
+	baseVer uint64
+	next    int32 // next record of the same entry, -1: none
+	outOff  uint32
+	outBits uint32
+}
+
+// versions is the process-wide source of state versions: every FrameCache draws blocks of
+// versionBlock from it, so no two encodings anywhere share a version, and a base label taken
+// from one cache can never match another cache's state by accident. 0 is no version.
+var versions atomic.Uint64
+
+const versionBlock = 1 << 16
+
+// newVersion returns a version no state has had.
+func (c *FrameCache) newVersion() uint64 {
+	if c.nextVer == c.endVer {
+		c.endVer = versions.Add(versionBlock) + 1
+		c.nextVer = c.endVer - versionBlock
+	}
+	v := c.nextVer
+	c.nextVer++
+	return v
 }
 
 // stateEntry is one non-PVS state instance's encoding in the current generation. A state is
@@ -108,14 +143,15 @@ type stateEntry struct {
 	layout bitmsg.Layout
 }
 
-// cacheEntry is one entity's encoding in the current generation.
+// cacheEntry is one entity's encoding in the current generation (its layout is in
+// FrameCache.layouts).
 type cacheEntry struct {
-	gen    uint32
-	typ    game.TypeID // NoType: no live entity with this number
-	bits   uint16
-	off    uint32 // in FrameCache.buf
-	memo   int32  // first delta record (FrameCache.memo) of this generation, -1: none
-	layout bitmsg.Layout
+	ver  uint64 // the state's version: the same while the entity's bits do not change
+	gen  uint32
+	off  uint32      // in FrameCache.buf
+	memo int32       // first delta record (FrameCache.memo) of this generation, -1: none
+	typ  game.TypeID // NoType: no live entity with this number
+	bits uint16
 }
 
 // Invalidate forgets everything cached: the next Build encodes the entities again even for
@@ -132,7 +168,9 @@ func (c *FrameCache) Invalidate() {
 		}
 		c.gen = 1
 	}
-	c.buf = c.buf[:0]
+	// The previous generation's states stay readable until this one is complete: the entries
+	// of an entity encoded again compare their new bits with them to keep their version.
+	c.buf, c.prevBuf = c.prevBuf[:0], c.buf
 	for i := range c.states[:c.nstates] {
 		c.states[i].s = nil // do not keep the game's objects alive
 	}
@@ -149,6 +187,7 @@ func (c *FrameCache) begin(f game.Frame) {
 	}
 	if c.ents == nil {
 		c.ents = make([]cacheEntry, game.MaxEntities)
+		c.layouts = make([]bitmsg.Layout, game.MaxEntities)
 	}
 	if c.gen == 0 || c.frame != f {
 		c.Invalidate()
@@ -185,7 +224,8 @@ func (c *FrameCache) entity(n game.EntityNum, world Entities, reg *game.Registry
 		return nil, ErrNotPrepared
 	}
 	ent, typ := world.Entity(n)
-	ce.typ, ce.bits, ce.memo = game.NoType, 0, -1
+	prev := *ce // the previous generation's entry, when its gen is c.gen-1 (its bits in prevBuf)
+	ce.typ, ce.bits, ce.memo, ce.ver = game.NoType, 0, -1, 0
 	if ent == nil {
 		ce.gen = c.gen
 		return ce, nil
@@ -200,14 +240,23 @@ func (c *FrameCache) entity(n game.EntityNum, world Entities, reg *game.Registry
 		c.buf = nb
 	}
 	c.dw.Reset(nil, 0, nil, c.buf[off:off+game.MaxStateBytes])
-	c.dw.RecordLayout(&ce.layout)
+	c.dw.RecordLayout(&c.layouts[n])
 	ent.WriteSnapshot(&c.dw)
 	if err := c.dw.Err(); err != nil {
 		return nil, fmt.Errorf("snapshot: entity %d (type %d): %w", n, typ, err)
 	}
 	_, nbits := c.dw.State()
-	c.buf = c.buf[:off+(nbits+7)/8]
-	ce.gen, ce.typ, ce.bits, ce.off = c.gen, typ, uint16(nbits), uint32(off)
+	nb := (nbits + 7) / 8
+	c.buf = c.buf[:off+nb]
+	// The version stays while the bits do (the same type and bits as the generation before).
+	ver := uint64(0)
+	if prev.gen != 0 && prev.gen == c.gen-1 && prev.typ == typ && int(prev.bits) == nbits && prev.ver != 0 &&
+		string(c.prevBuf[prev.off:prev.off+uint32(nb)]) == string(c.buf[off:off+nb]) {
+		ver = prev.ver
+	} else {
+		ver = c.newVersion()
+	}
+	ce.gen, ce.typ, ce.bits, ce.off, ce.ver = c.gen, typ, uint16(nbits), uint32(off), ver
 	return ce, nil
 }
 
@@ -292,51 +341,56 @@ func (c *FrameCache) stateOf(s game.Snapshotter, hint *int32) (*stateEntry, erro
 	return se, nil
 }
 
-// writeEntDelta writes the delta of entry ce's state (st, nbits bits) against a base state
-// (base, baseBits bits; base runs on past them, nil for none) into w, as bitmsg.Writer.WriteDelta
-// does. Clients whose bases advanced through the same acknowledged states hold the same base
-// state for an entity (DOOM III §4.2), so the delta written for one is kept for the generation,
-// keyed by the base state's bits (compared whole before reuse), and replayed with
-// WriteBitsFrom for the next client with the same base: the bits are the same, and the
-// per-field loop runs once per entity and distinct base.
-func (c *FrameCache) writeEntDelta(w *bitmsg.Writer, ce *cacheEntry, st []byte, nbits int, base []byte, baseBits int) {
-	if c.view {
-		w.WriteDelta(&ce.layout, st, nbits, base, baseBits) // no memo through a view
-		return
+// memoFind returns entry ce's delta memo record for the base state of version baseVer, or nil
+// (none, a view, or an unknown base). A record exists only for a base whose bits differ from
+// the entry's: it is made when such a delta is written.
+func (c *FrameCache) memoFind(ce *cacheEntry, baseVer uint64) *memoRec {
+	if baseVer == 0 || c.view {
+		return nil
 	}
-	nb := (baseBits + 7) / 8
-	key := base[:nb]
-	depth := 0
-	var seen *memoRec // the record of this base whose delta is not kept yet
 	for i := ce.memo; i >= 0; {
 		r := &c.memo[i]
-		if int(r.baseBits) == baseBits && string(c.memoBuf[r.baseOff:r.baseOff+uint32(nb)]) == string(key) {
-			if r.outBits != memoNoOut {
-				w.WriteBitsFrom(c.memoBuf[r.outOff:cap(c.memoBuf)], int(r.outBits)) // words past the bits: the fast reads
-				c.memoHits++
-				return
-			}
-			seen = r
-			break
+		if r.baseVer == baseVer {
+			return r
 		}
 		i = r.next
-		depth++
+	}
+	return nil
+}
+
+// writeEntDelta writes the delta of entity n's cached state (entry ce: st, nbits bits) against
+// a base state (base, baseBits bits; base runs on past them, nil for none) of version baseVer (0:
+// unknown, noBaseVersion: no base) into w, as bitmsg.Writer.WriteDelta does; rec is
+// memoFind(ce, baseVer). Clients whose bases advanced through the same acknowledged states hold
+// the same base state for an entity (DOOM III §4.2), so the delta written for one is kept for
+// the generation, keyed by the base's version, and replayed with WriteBitsFrom for the next
+// client with that base: the bits are the same, and the per-field loop runs once per entity and
+// distinct base. A base of unknown version is written without the memo.
+func (c *FrameCache) writeEntDelta(w *bitmsg.Writer, n game.EntityNum, ce *cacheEntry, st []byte, nbits int, base []byte, baseBits int, baseVer uint64, rec *memoRec) {
+	if rec != nil && rec.outBits != memoNoOut {
+		w.WriteBitsFrom(c.memoBuf[rec.outOff:cap(c.memoBuf)], int(rec.outBits)) // words past the bits: the fast reads
+		c.memoHits++
+		return
 	}
 	start := w.Len()
-	w.WriteDelta(&ce.layout, st, nbits, base, baseBits)
-	if w.Err() != nil {
-		return
+	w.WriteDelta(&c.layouts[n], st, nbits, base, baseBits)
+	if w.Err() != nil || c.view || baseVer == 0 {
+		return // no memo through a view
 	}
 	// The first client with a base only records the base (most entities are seen by one
 	// client with a given base, or by none other); the second keeps the delta's bits.
-	if seen != nil {
+	if rec != nil {
 		if cap(c.memoBuf)-len(c.memoBuf) >= (w.Len()-start+7)/8 {
-			seen.outOff = uint32(len(c.memoBuf))
+			rec.outOff = uint32(len(c.memoBuf))
 			var out int
 			c.memoBuf, out = w.AppendSince(c.memoBuf, start)
-			seen.outBits = uint32(out)
+			rec.outBits = uint32(out)
 		}
 		return
+	}
+	depth := 0
+	for i := ce.memo; i >= 0 && depth < memoChain; i = c.memo[i].next {
+		depth++
 	}
 	if depth >= memoChain || len(c.memo) == memoRecs {
 		return
@@ -345,11 +399,6 @@ func (c *FrameCache) writeEntDelta(w *bitmsg.Writer, ce *cacheEntry, st []byte, 
 		c.memoBuf = make([]byte, 0, memoBytes)
 		c.memo = make([]memoRec, 0, memoRecs)
 	}
-	if cap(c.memoBuf)-len(c.memoBuf) < nb {
-		return
-	}
-	baseOff := uint32(len(c.memoBuf))
-	c.memoBuf = append(c.memoBuf, key...)
-	c.memo = append(c.memo, memoRec{next: ce.memo, baseBits: uint16(baseBits), baseOff: baseOff, outBits: memoNoOut})
+	c.memo = append(c.memo, memoRec{next: ce.memo, baseVer: baseVer, outBits: memoNoOut})
 	ce.memo = int32(len(c.memo) - 1)
 }

@@ -170,7 +170,7 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 		}
 		st, nb := d.dr.State()
 		d.addEntity(s, &es, st, nb)
-		p.addEnt(n, es.Type, st, nb)
+		p.addEnt(n, es.Type, st, nb, 0)
 		next = -1
 		if k, end := readNext(r); !end {
 			next = i + 1 + k

@@ -155,9 +155,14 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 				bits &^= b
 				n := game.EntityNum(i*32 + trailingZeros(b))
 				if cache != nil {
-					ce, err := cache.entity(n, in.World, e.reg)
-					if err != nil {
-						return err
+					var ce *cacheEntry
+					if ents := cache.ents; !cache.stale && ents != nil && ents[n].gen == cache.gen {
+						ce = &ents[n] // looked up this frame (most are, by Prepare)
+					} else {
+						var err error
+						if ce, err = cache.entity(n, in.World, e.reg); err != nil {
+							return err
+						}
 					}
 					if ce.typ == game.NoType {
 						continue
@@ -309,35 +314,54 @@ func (e *Encoder) writeEntities(w *bitmsg.Writer, p *pending) error {
 			continue
 		}
 		st, nb := e.dw.State()
-		p.addEnt(m.num, m.typ, st, nb)
+		p.addEnt(m.num, m.typ, st, nb, 0)
 		prev = i
 	}
 	return nil
 }
 
 // writeCached writes the members whose encoding differs from the base from
-// their cached states: an entity whose state bits equal its base's is
-// omitted after a memory compare (the DeltaWriter would find every field
-// equal and the lengths too), a changed one is written by
+// their cached states. An entity whose state bits equal its base's is
+// omitted (the DeltaWriter would find every field equal and the lengths
+// too): found by its base label, the version of its cached state, or else
+// by a memory compare, which a delta kept for the same base makes needless
+// (it was written because the bits differ). A changed one is written by
 // bitmsg.Writer.WriteDelta from the two bit strings and the layout, which
-// gives the DeltaWriter's bits.
+// gives the DeltaWriter's bits, or replayed from the delta memo.
 func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error {
+	ents := c.ents[:game.MaxEntities]
+	base := e.base
+	// The pending snapshot's lists in locals, stored back once: no write barrier per entity.
+	pents, pbuf := p.ents, p.buf
 	prev := -1
 	for i := range e.members {
 		m := &e.members[i]
-		ce := &c.ents[m.num]
-		be := &e.base.ents[m.num]
-		st, nbits := c.state(ce), int(ce.bits)
-		spawn := be.typ != m.typ
-		if !spawn && e.hold != nil && e.hold(m.num) {
-			continue // held: the base state stands (§8)
+		ce := &ents[m.num]
+		be := &base.ents[m.num]
+		label := be.label
+		if label == ce.ver {
+			// Its base state is this very encoding (so of the same type): omitted, whether
+			// held (§8) or unchanged.
+			if e.hold != nil {
+				e.hold(m.num)
+			}
+			continue
 		}
-		if !spawn && int(be.bits) == nbits {
-			nb := uint32(nbits+7) / 8
-			if string(e.base.arena[be.off:be.off+nb]) == string(st[:nb]) {
-				continue // unchanged: omitted
+		spawn := be.typ != m.typ
+		var rec *memoRec // a delta of this entity against this base, kept or to keep
+		if !spawn {
+			if e.hold != nil && e.hold(m.num) {
+				continue // held: the base state stands (§8)
+			}
+			if rec = c.memoFind(ce, label); rec == nil && be.bits == ce.bits {
+				nb := uint32(ce.bits+7) / 8
+				if string(base.arena[be.off:be.off+nb]) == string(c.buf[ce.off:ce.off+nb]) {
+					be.label = ce.ver // equal bits: the label saves the compare next time
+					continue          // unchanged: omitted
+				}
 			}
 		}
+		st, nbits := c.state(ce), int(ce.bits)
 		// The next code and the spawn flag in one write (writeNext, then WriteBool).
 		code, n := nextCode(i - prev - 1)
 		if spawn {
@@ -346,16 +370,19 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 		w.WriteBits(code, n+1)
 		if spawn {
 			w.WriteBits(uint32(m.typ), e.typeBits)
-			c.writeEntDelta(w, ce, st, nbits, nil, 0)
+			c.writeEntDelta(w, m.num, ce, st, nbits, nil, 0, noBaseVersion, c.memoFind(ce, noBaseVersion))
 		} else {
-			c.writeEntDelta(w, ce, st, nbits, e.base.arena[be.off:], int(be.bits))
+			c.writeEntDelta(w, m.num, ce, st, nbits, base.arena[be.off:], int(be.bits), label, rec)
 		}
 		if err := w.Err(); err != nil {
+			p.ents, p.buf = pents, pbuf
 			return fmt.Errorf("snapshot: entity %d: %w", m.num, err)
 		}
-		p.addEnt(m.num, m.typ, st, nbits)
+		pents = append(pents, pendingEnt{ver: ce.ver, num: m.num, typ: m.typ, bits: ce.bits, off: uint32(len(pbuf))})
+		pbuf = append(pbuf, st[:(nbits+7)/8]...)
 		prev = i
 	}
+	p.ents, p.buf = pents, pbuf
 	return nil
 }
 

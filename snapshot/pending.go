@@ -12,10 +12,11 @@ const RingSize = 32
 
 // pendingEnt is an entity written in a snapshot: its new full state.
 type pendingEnt struct {
+	ver  uint64 // the FrameCache version of the state (the Encoder's label once applied), 0: none
+	off  uint32 // in pending.buf
 	num  game.EntityNum
 	typ  game.TypeID
 	bits uint16
-	off  uint32 // in pending.buf
 }
 
 // pendingState is a non-PVS state written in a snapshot.
@@ -43,8 +44,8 @@ func (p *pending) reset(seq Seq) {
 	p.ents, p.states, p.buf = p.ents[:0], p.states[:0], p.buf[:0]
 }
 
-func (p *pending) addEnt(n game.EntityNum, typ game.TypeID, state []byte, nbits int) {
-	p.ents = append(p.ents, pendingEnt{num: n, typ: typ, bits: uint16(nbits), off: uint32(len(p.buf))})
+func (p *pending) addEnt(n game.EntityNum, typ game.TypeID, state []byte, nbits int, ver uint64) {
+	p.ents = append(p.ents, pendingEnt{ver: ver, num: n, typ: typ, bits: uint16(nbits), off: uint32(len(p.buf))})
 	p.buf = append(p.buf, state[:(nbits+7)/8]...)
 }
 

@@ -108,8 +108,8 @@ type Row struct {
 	// snapshots alone plus a 1/clients share of the shared work. Quake 3: one client, both.
 	ServerNS          float64 `json:"server_ns_recorded,omitempty"`
 	ServerNSOneClient float64 `json:"server_ns_recorded_one_client,omitempty"`
-	ServerNS256       float64 `json:"server_ns_256_visible,omitempty"`
-	ServerNS256One    float64 `json:"server_ns_256_visible_one_client,omitempty"`
+	ServerNS256       float64 `json:"ns_per_client_snapshot_256,omitempty"`
+	ServerNS256One    float64 `json:"ns_per_client_snapshot_256_one_client,omitempty"`
 	ServerCoreShare   float64 `json:"server_core_share,omitempty"` // 60 Hz frames + 20 Hz snapshots for every client
 
 	// PeerUpdateNS, colyseus only: the time per client-snapshot its change tracking takes while
