@@ -306,7 +306,11 @@ func (w *Writer) AppendSince(dst []byte, start int) ([]byte, int) {
 	w.Bytes() // flush the accumulator's bytes into buf (the writer's state is unchanged)
 	nb := (n + 7) / 8
 	off := len(dst)
-	dst = append(dst, make([]byte, nb)...)
+	if cap(dst)-off >= nb {
+		dst = dst[:off+nb] // every byte is written below
+	} else {
+		dst = append(dst, make([]byte, nb)...)
+	}
 	out := dst[off:]
 	// peek reads whole words of buf where it can: bits past Len() are masked off.
 	sp, o, left := start, 0, n

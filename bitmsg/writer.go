@@ -122,6 +122,36 @@ func (w *Writer) WriteBits(v uint32, n int) {
 	w.put(uint64(v)&mask(n), n)
 }
 
+// WriteBits64 writes the low n bits of v, n in 0..64 (else ErrWidth): a caller that gathers
+// several fields in a 64-bit accumulator hands them over in one call.
+func (w *Writer) WriteBits64(v uint64, n int) {
+	if uint(n) > 64 || w.err != nil || n > w.capBits-w.pos*8-w.nacc {
+		if uint(n) > 64 {
+			w.fail(ErrWidth)
+		} else if n > 0 {
+			w.writeN(v, n) // the error paths
+		}
+		return
+	}
+	// The pending bits (under 32) and v's n make at most 95 bits: one 8-byte store of the low
+	// 64 when there are that many, then one 4-byte store when 32 remain; the room checked
+	// above covers both stores.
+	v &= mask(n)
+	acc, nacc := w.acc|v<<uint(w.nacc), uint(w.nacc)+uint(n)
+	if nacc >= 64 {
+		binary.LittleEndian.PutUint64(w.buf[w.pos:], acc)
+		w.pos += 8
+		acc, nacc = v>>(64-uint(w.nacc)), nacc-64
+	}
+	if nacc >= 32 {
+		binary.LittleEndian.PutUint32(w.buf[w.pos:], uint32(acc))
+		w.pos += 4
+		acc >>= 32
+		nacc -= 32
+	}
+	w.acc, w.nacc = acc, int(nacc)
+}
+
 // WriteUint64 writes v in 64 bits.
 func (w *Writer) WriteUint64(v uint64) { w.writeN(v, 64) }
 

@@ -264,6 +264,9 @@ func TestWriterErrors(t *testing.T) {
 	}{
 		{"Bits0", func(w *Writer) { w.WriteBits(0, 0) }, ErrWidth},
 		{"Bits33", func(w *Writer) { w.WriteBits(0, 33) }, ErrWidth},
+		{"Bits64Width65", func(w *Writer) { w.WriteBits64(0, 65) }, ErrWidth},
+		{"Bits64Negative", func(w *Writer) { w.WriteBits64(0, -1) }, ErrWidth},
+		{"Bits64Overflow", func(w *Writer) { w.WriteUint64(0); w.WriteBits64(0, 64); w.WriteBits64(1, 1) }, ErrOverflow},
 		{"Int1", func(w *Writer) { w.WriteInt(0, 1) }, ErrWidth},
 		{"IntHigh", func(w *Writer) { w.WriteInt(2, 2) }, ErrRange},
 		{"IntLow", func(w *Writer) { w.WriteInt(-3, 2) }, ErrRange},
@@ -367,6 +370,41 @@ func TestWriterTruncate(t *testing.T) {
 	w.Truncate(0)
 	if w.Err() != ErrRange {
 		t.Fatalf("Truncate cleared %v", w.Err())
+	}
+}
+
+// TestWriteBits64 writes random values of every width 0..64 after random leads and reads back
+// the low n bits, with nothing of v above them.
+func TestWriteBits64(t *testing.T) {
+	rnd := newRand(3)
+	for iter := range 3000 {
+		v, n, lead := rnd.Uint64(), iter%65, rnd.IntN(40)
+		w := NewWriter(make([]byte, 24))
+		w.WriteBits(0x15, 5)
+		w.Truncate(min(lead, 5))
+		for w.Len() < lead {
+			w.WriteBool(true)
+		}
+		w.WriteBits64(v, n)
+		w.WriteBits(0x5, 3)
+		if w.Err() != nil {
+			t.Fatal(w.Err())
+		}
+		r := NewReader(w.Bytes(), w.Len())
+		read := func(n int) uint64 { // up to 64 bits, 32 at a time
+			var x uint64
+			for s := 0; s < n; s += 32 {
+				x |= uint64(r.ReadBits(min(32, n-s))) << uint(s)
+			}
+			return x
+		}
+		read(lead)
+		if got := read(n); got != v&(1<<uint(n)-1) {
+			t.Fatalf("lead %d n %d: read %x, want %x", lead, n, got, v&(1<<uint(n)-1))
+		}
+		if r.ReadBits(3) != 5 || r.BitsLeft() != 0 || r.Err() != nil {
+			t.Fatalf("lead %d n %d: trailer", lead, n)
+		}
 	}
 }
 

@@ -302,10 +302,11 @@ func (c *Channel) Send(now time.Duration, typ MessageType, payload []byte, emit 
 		if room > 0 {
 			c.stream = grow(c.stream, bodyLen)
 			binary.PutUvarint(c.stream, uint64(bodyLen))
-			// zrle.LowerBound is one pass of popcounts: when even the bound does not fit in
-			// room, Compress would fail with ErrShortBuffer, so it is not run (same choice).
+			// zrle's lower bound is one pass of popcounts, stopped as soon as it passes room:
+			// when even the bound does not fit, Compress would fail with ErrShortBuffer, so it
+			// is not run (same choice).
 			cb, err := 0, zrle.ErrShortBuffer
-			if (zrle.LowerBound(body, bodyLen*8, zrle.DefaultWordBits)+7)/8 <= room {
+			if !zrle.LowerBoundAbove(body, bodyLen*8, zrle.DefaultWordBits, room*8) {
 				cb, err = zrle.Compress(c.stream[k:k+room], body, bodyLen*8, zrle.DefaultWordBits)
 			}
 			if err == nil {

@@ -22,7 +22,10 @@ import (
 // The deltas are shared too: clients whose bases advanced through the same acknowledged states
 // hold the same base state for an entity, so the second client to meet an (entity, base state)
 // pair keeps the delta's bits and later ones replay them (writeEntDelta), within fixed bounds
-// per frame (memoRecs, memoBytes).
+// per frame (memoRecs, memoBytes). Longer stretches are shared the same way: the bits of
+// consecutive changed entities a client wrote are kept as a run, and a later client whose
+// members and base versions match from the run's first entity on replays as much of it as
+// matches in one copy (Encoder.writeCached).
 //
 // The non-PVS states (Input.States) are cached the same way, per instance rather than per
 // StateID (a scoreboard shared by every client is encoded once per frame, each client's own
@@ -66,6 +69,13 @@ type FrameCache struct {
 	memo     []memoRec
 	memoBuf  []byte
 	memoHits int // deltas replayed from the memo since the cache was made (tests)
+	// runs share longer stretches: the bits of consecutive entities one client wrote (each
+	// changed, against the base state of a known version), replayed whole or in part for
+	// the next client whose members and base versions match (Encoder.writeCached). Their
+	// entities are in runEnts, their bits in memoBuf; bounded by memoRecs and runEntsMax.
+	runs    []runRec
+	runEnts []runEnt
+	runHits int // entities replayed from runs since the cache was made (tests)
 
 	// view: this cache is a read-only view of another's frame (ShareFrom); stale: a Build
 	// asked it for another frame.
@@ -113,6 +123,42 @@ type memoRec struct {
 	outBits uint32
 }
 
+// runRec is a run of the generation: n entities (runEnts[first:first+n]) written one after the
+// other by a client, each changed against the base state of a known version, starting at the
+// cache entry that chains it (cacheEntry.run); its bits, from the first entity's spawn flag
+// (its next code is the client's own) to the end of the last one's delta, at outOff in
+// memoBuf.
+type runRec struct {
+	next   int32 // next run starting at the same entry, -1: none
+	first  int32
+	n      int32
+	outOff uint32
+}
+
+// runEnt is one entity of a run: its number, the version of the base state its delta is
+// against, and the run's bits up to the end of its delta.
+type runEnt struct {
+	label  uint64
+	endBit uint32
+	num    game.EntityNum
+}
+
+// runEntsMax bounds the entities of the runs of one generation.
+const runEntsMax = 1 << 16
+
+// runFind returns the run starting at entry ce against the base state of version baseVer, or
+// nil.
+func (c *FrameCache) runFind(ce *cacheEntry, baseVer uint64) *runRec {
+	for i := ce.run; i >= 0; {
+		r := &c.runs[i]
+		if c.runEnts[r.first].label == baseVer {
+			return r
+		}
+		i = r.next
+	}
+	return nil
+}
+
 // versions is the process-wide source of state versions: every FrameCache draws blocks of
 // versionBlock from it, so no two encodings anywhere share a version, and a base label taken
 // from one cache can never match another cache's state by accident. 0 is no version.
@@ -150,6 +196,7 @@ type cacheEntry struct {
 	gen  uint32
 	off  uint32      // in FrameCache.buf
 	memo int32       // first delta record (FrameCache.memo) of this generation, -1: none
+	run  int32       // first run (FrameCache.runs) starting here this generation, -1: none
 	typ  game.TypeID // NoType: no live entity with this number
 	bits uint16
 }
@@ -177,6 +224,7 @@ func (c *FrameCache) Invalidate() {
 	c.nstates = 0
 	clear(c.stateIx) // keeps its memory
 	c.memo, c.memoBuf = c.memo[:0], c.memoBuf[:0]
+	c.runs, c.runEnts = c.runs[:0], c.runEnts[:0]
 }
 
 // begin makes the cache hold frame f.
@@ -225,7 +273,7 @@ func (c *FrameCache) entity(n game.EntityNum, world Entities, reg *game.Registry
 	}
 	ent, typ := world.Entity(n)
 	prev := *ce // the previous generation's entry, when its gen is c.gen-1 (its bits in prevBuf)
-	ce.typ, ce.bits, ce.memo, ce.ver = game.NoType, 0, -1, 0
+	ce.typ, ce.bits, ce.memo, ce.run, ce.ver = game.NoType, 0, -1, -1, 0
 	if ent == nil {
 		ce.gen = c.gen
 		return ce, nil

@@ -204,10 +204,10 @@ func TestCachedBuildMatchesReference(t *testing.T) {
 			}
 		}
 	}
-	if written == 0 || !omittedSome || statesWritten == 0 || statesSame == 0 || cache.memoHits == 0 {
-		t.Fatalf("weak test: %d entities written, omitted some %v; states written %d, unchanged %d; %d deltas shared", written, omittedSome, statesWritten, statesSame, cache.memoHits)
+	if written == 0 || !omittedSome || statesWritten == 0 || statesSame == 0 || cache.memoHits == 0 || cache.runHits == 0 {
+		t.Fatalf("weak test: %d entities written, omitted some %v; states written %d, unchanged %d; %d deltas shared, %d in runs", written, omittedSome, statesWritten, statesSame, cache.memoHits, cache.runHits)
 	}
-	t.Logf("%d entities written, %d deltas shared between clients", written, cache.memoHits)
+	t.Logf("%d entities written, %d deltas shared between clients, %d of them in runs", written, cache.memoHits, cache.runHits)
 }
 
 // TestFrameCacheInvalidate: a change within a frame is picked up only after Invalidate.

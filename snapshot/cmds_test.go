@@ -11,8 +11,9 @@ import (
 )
 
 // TestWriteCmdDeltaMatchesGame: the encoder's command delta writes exactly the bits of
-// game.WriteUserCmdDelta, after every bit offset, for random commands and bases (equal and
-// unequal fields, -127..127 movements, the -128 range error).
+// game.WriteUserCmdDelta, after every bit offset and after a next code of every length, for
+// random commands and bases (equal and unequal fields, -127..127 movements, the -128 range
+// error).
 func TestWriteCmdDeltaMatchesGame(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	randCmd := func(like *game.UserCmd) game.UserCmd {
@@ -57,8 +58,15 @@ func TestWriteCmdDeltaMatchesGame(t *testing.T) {
 		clear(b2)
 		w1.WriteBits(rng.Uint32()>>(32-lead), lead)
 		w2.WriteBitsFrom(w1.Bytes(), w1.Len())
+		// Half the commands come after a next code, which writeCmdDelta takes along.
+		code, n := uint32(0), 0
+		if i%2 == 1 {
+			code, n = nextCode(rng.IntN(game.MaxEntities))
+			w1.WriteBits(code, n) // writeNext's bits
+			lead += n
+		}
 		err1 := game.WriteUserCmdDelta(w1, &base, &cmd)
-		err2 := writeCmdDelta(w2, &base, &cmd)
+		err2 := writeCmdDelta(w2, &base, &cmd, code, n)
 		if (err1 == nil) != (err2 == nil) || (err1 != nil && !errors.Is(err2, game.ErrRange)) {
 			t.Fatalf("errors differ: %v / %v", err1, err2)
 		}
@@ -78,7 +86,7 @@ func TestWriteCmdDeltaOverflow(t *testing.T) {
 	cmd := game.UserCmd{Buttons: 3, Forward: 5, Right: -7, Up: 1, Yaw: 100, Pitch: 200}
 	for size := range 10 {
 		w := bitmsg.NewWriter(make([]byte, size))
-		if err := writeCmdDelta(w, &base, &cmd); err != nil {
+		if err := writeCmdDelta(w, &base, &cmd, 0, 0); err != nil {
 			t.Fatal(err)
 		}
 		if want := size*8 < game.UserCmdDeltaBits(&base, &cmd); (w.Err() != nil) != want {

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/snapwire/snapwire/bitmsg"
@@ -148,29 +149,45 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 	if cache != nil {
 		cache.begin(in.Frame)
 	}
-	if in.PVS != nil {
+	if in.PVS != nil && cache != nil {
+		// The entries Prepare (or an earlier Build) looked up this frame are read in place;
+		// the others go through the cache, which encodes them.
+		var ents []cacheEntry
+		gen := cache.gen
+		if !cache.stale && cache.ents != nil {
+			ents = cache.ents[:game.MaxEntities]
+		}
+		members := e.members
+		for i, bits := range in.PVS {
+			live := uint32(0)
+			for bits != 0 {
+				b := bits & -bits
+				bits &^= b
+				n := game.EntityNum(i*32 + trailingZeros(b))
+				var ce *cacheEntry
+				if ents != nil && ents[n].gen == gen {
+					ce = &ents[n]
+				} else {
+					var err error
+					if ce, err = cache.entity(n, in.World, e.reg); err != nil {
+						e.members = members
+						return err
+					}
+				}
+				if ce.typ != game.NoType {
+					live |= b
+					members = append(members, member{num: n, typ: ce.typ})
+				}
+			}
+			e.pvs[i] = live
+		}
+		e.members = members
+	} else if in.PVS != nil {
 		for i, bits := range in.PVS {
 			for bits != 0 {
 				b := bits & -bits
 				bits &^= b
 				n := game.EntityNum(i*32 + trailingZeros(b))
-				if cache != nil {
-					var ce *cacheEntry
-					if ents := cache.ents; !cache.stale && ents != nil && ents[n].gen == cache.gen {
-						ce = &ents[n] // looked up this frame (most are, by Prepare)
-					} else {
-						var err error
-						if ce, err = cache.entity(n, in.World, e.reg); err != nil {
-							return err
-						}
-					}
-					if ce.typ == game.NoType {
-						continue
-					}
-					e.pvs[i] |= b
-					e.members = append(e.members, member{num: n, typ: ce.typ})
-					continue
-				}
 				ent, typ := in.World.Entity(n)
 				if ent == nil {
 					continue
@@ -241,8 +258,8 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 		if j == len(e.members) || e.members[j].num != c.Entity {
 			continue
 		}
-		writeNext(w, j-prev-1)
-		if err := writeCmdDelta(w, &last, &c.Cmd); err != nil {
+		code, n := nextCode(j - prev - 1)
+		if err := writeCmdDelta(w, &last, &c.Cmd, code, n); err != nil {
 			return fmt.Errorf("snapshot: command of entity %d: %w", c.Entity, err)
 		}
 		last, prev = c.Cmd, j
@@ -327,14 +344,20 @@ func (e *Encoder) writeEntities(w *bitmsg.Writer, p *pending) error {
 // by a memory compare, which a delta kept for the same base makes needless
 // (it was written because the bits differ). A changed one is written by
 // bitmsg.Writer.WriteDelta from the two bit strings and the layout, which
-// gives the DeltaWriter's bits, or replayed from the delta memo.
+// gives the DeltaWriter's bits, or replayed from the delta memo; and a
+// stretch of changed members that another client of the frame wrote
+// against the same base versions is replayed whole from the cache's runs.
 func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error {
 	ents := c.ents[:game.MaxEntities]
 	base := e.base
 	// The pending snapshot's lists in locals, stored back once: no write barrier per entity.
 	pents, pbuf := p.ents, p.buf
+	// Runs are recorded and replayed only where every member is written or omitted by its
+	// bits alone (no Hold), and not through a view, which leaves the cache as it is.
+	runs := e.hold == nil && !c.view
+	var rec runRecording
 	prev := -1
-	for i := range e.members {
+	for i := 0; i < len(e.members); i++ {
 		m := &e.members[i]
 		ce := &ents[m.num]
 		be := &base.ents[m.num]
@@ -348,12 +371,37 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 			continue
 		}
 		spawn := be.typ != m.typ
-		var rec *memoRec // a delta of this entity against this base, kept or to keep
+		var memo *memoRec // a delta of this entity against this base, kept or to keep
 		if !spawn {
 			if e.hold != nil && e.hold(m.num) {
 				continue // held: the base state stands (§8)
 			}
-			if rec = c.memoFind(ce, label); rec == nil && be.bits == ce.bits {
+			if runs && label != 0 {
+				if r := c.runFind(ce, label); r != nil {
+					// Another client wrote this entity against the same base, and the
+					// members after it: replay as many as are this client's too.
+					k := e.runMatch(c, r, i)
+					rec.close(c, w)
+					code, n := nextCode(i - prev - 1)
+					w.WriteBits(code, n) // the run's bits start at the spawn flag
+					w.WriteBitsFrom(c.memoBuf[r.outOff:cap(c.memoBuf)], int(c.runEnts[int(r.first)+k-1].endBit))
+					if err := w.Err(); err != nil {
+						p.ents, p.buf = pents, pbuf
+						return fmt.Errorf("snapshot: entity %d: %w", m.num, err)
+					}
+					for _, mm := range e.members[i : i+k] {
+						cm := &ents[mm.num]
+						pents = append(pents, pendingEnt{ver: cm.ver, num: mm.num, typ: mm.typ, bits: cm.bits, off: uint32(len(pbuf))})
+						pbuf = append(pbuf, c.buf[cm.off:cm.off+uint32(cm.bits+7)/8]...)
+					}
+					c.memoHits += k
+					c.runHits += k
+					prev = i + k - 1
+					i = prev
+					continue
+				}
+			}
+			if memo = c.memoFind(ce, label); memo == nil && be.bits == ce.bits {
 				nb := uint32(ce.bits+7) / 8
 				if string(base.arena[be.off:be.off+nb]) == string(c.buf[ce.off:ce.off+nb]) {
 					be.label = ce.ver // equal bits: the label saves the compare next time
@@ -367,23 +415,110 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 		if spawn {
 			code |= 1 << n
 		}
+		// A run goes on while the members written follow one another; it starts at an
+		// entity's spawn flag.
+		if !runs || spawn || label == 0 || prev != i-1 {
+			rec.close(c, w)
+		}
+		mark := w.Len() + n
 		w.WriteBits(code, n+1)
 		if spawn {
 			w.WriteBits(uint32(m.typ), e.typeBits)
 			c.writeEntDelta(w, m.num, ce, st, nbits, nil, 0, noBaseVersion, c.memoFind(ce, noBaseVersion))
 		} else {
-			c.writeEntDelta(w, m.num, ce, st, nbits, base.arena[be.off:], int(be.bits), label, rec)
+			c.writeEntDelta(w, m.num, ce, st, nbits, base.arena[be.off:], int(be.bits), label, memo)
 		}
 		if err := w.Err(); err != nil {
 			p.ents, p.buf = pents, pbuf
 			return fmt.Errorf("snapshot: entity %d: %w", m.num, err)
 		}
+		if runs && !spawn && label != 0 {
+			rec.add(c, m.num, label, mark, w.Len())
+		}
 		pents = append(pents, pendingEnt{ver: ce.ver, num: m.num, typ: m.typ, bits: ce.bits, off: uint32(len(pbuf))})
 		pbuf = append(pbuf, st[:(nbits+7)/8]...)
 		prev = i
 	}
+	rec.close(c, w)
 	p.ents, p.buf = pents, pbuf
 	return nil
+}
+
+// runMatch returns how many entities of run r, at least its first, are written by this client
+// from member i on with the run's bits: the same entity numbers one after the other, each
+// changed against a base state of the version the run's delta is against (and so of the same
+// type: not a spawn).
+func (e *Encoder) runMatch(c *FrameCache, r *runRec, i int) int {
+	rents := c.runEnts[r.first : r.first+r.n]
+	members := e.members[i:]
+	k := 1
+	for ; k < len(rents) && k < len(members); k++ {
+		re, m := &rents[k], &members[k]
+		if m.num != re.num {
+			break
+		}
+		be := &e.base.ents[m.num]
+		if be.label != re.label || be.label == c.ents[m.num].ver || be.typ != m.typ {
+			break
+		}
+	}
+	return k
+}
+
+// runRecording is the run a client is writing (writeCached): its entities go into the cache's
+// runEnts as they are written, from index first; its bits start at startBit of the writer.
+type runRecording struct {
+	on       bool
+	first    int
+	startBit int
+	num      game.EntityNum // its first entity
+}
+
+// add appends entity n, written against the base state of version label from bit mark (its
+// spawn flag) to bit end, to the run being recorded, or starts one with it.
+func (r *runRecording) add(c *FrameCache, n game.EntityNum, label uint64, mark, end int) {
+	if !r.on {
+		if len(c.runEnts) == runEntsMax {
+			return
+		}
+		r.on, r.first, r.startBit, r.num = true, len(c.runEnts), mark, n
+	}
+	if len(c.runEnts) == runEntsMax {
+		return // the run ends here
+	}
+	c.runEnts = append(c.runEnts, runEnt{num: n, label: label, endBit: uint32(end - r.startBit)})
+}
+
+// close ends the run being recorded, w being at its end: a run of two entities or more is kept
+// for the generation (bounded: memoRecs runs, memoBytes of bits in memoBuf, memoChain runs per
+// starting entity), a shorter one dropped.
+func (r *runRecording) close(c *FrameCache, w *bitmsg.Writer) {
+	if !r.on {
+		return
+	}
+	r.on = false
+	n := len(c.runEnts) - r.first
+	ce := &c.ents[r.num]
+	depth := 0
+	for i := ce.run; i >= 0 && depth < memoChain; i = c.runs[i].next {
+		depth++
+	}
+	if c.memoBuf == nil {
+		c.memoBuf = make([]byte, 0, memoBytes)
+		c.memo = make([]memoRec, 0, memoRecs)
+	}
+	if n < 2 || depth >= memoChain || len(c.runs) == memoRecs || cap(c.memoBuf)-len(c.memoBuf) < (w.Len()-r.startBit+7)/8 {
+		c.runEnts = c.runEnts[:r.first]
+		return
+	}
+	if c.runs == nil {
+		c.runs = make([]runRec, 0, memoRecs)
+		c.runEnts = slices.Grow(c.runEnts, runEntsMax)
+	}
+	off := len(c.memoBuf)
+	c.memoBuf, _ = w.AppendSince(c.memoBuf, r.startBit)
+	c.runs = append(c.runs, runRec{next: ce.run, first: int32(r.first), n: int32(n), outOff: uint32(off)})
+	ce.run = int32(len(c.runs) - 1)
 }
 
 // writeCachedState writes non-PVS state id of instance s from its cached encoding (encoded

@@ -145,6 +145,12 @@ func checkDifferential(t testing.TB, src []byte, srcBits, w int) {
 	if got := LowerBound(src, srcBits, w); got != lb || got > na || (exact && got != na) {
 		t.Fatalf("w=%d bits=%d: LowerBound %d, want %d (exact %v), Compress %d", w, srcBits, got, lb, exact, na)
 	}
+	// LowerBoundAbove, which stops early, agrees with the whole bound at every limit near it.
+	for _, limit := range []int{0, lb - w - 1, lb - w, lb - 1, lb, lb + 1, lb + w, 2 * lb, srcBits / 2} {
+		if got, want := LowerBoundAbove(src, srcBits, w, limit), lb > limit; got != want {
+			t.Fatalf("w=%d bits=%d: LowerBoundAbove(limit %d) = %v, bound %d", w, srcBits, limit, got, lb)
+		}
+	}
 	// Compress fails cleanly (early, without writing past dst) one byte short of its output
 	// and succeeds with exactly its output's bytes.
 	if nb := (na + 7) / 8; nb > 0 {

@@ -3,6 +3,7 @@ package zrle
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"math/bits"
 )
 
@@ -141,6 +142,19 @@ func Compress(dst, src []byte, srcBits, wordBits int) (dstBits int, err error) {
 // neither) skips Compress when even the bound cannot win. It returns 0 for an invalid word
 // size or length, as it does for srcBits == 0.
 func LowerBound(src []byte, srcBits, wordBits int) int {
+	return lowerBound(src, srcBits, wordBits, math.MaxInt)
+}
+
+// LowerBoundAbove reports whether LowerBound(src, srcBits, wordBits) > limit, stopping as soon
+// as the count passes limit: a caller that only needs to know whether Compress could fit in
+// limit bits (netchan, against the Huffman stage's size) reads only as much of src as that takes.
+func LowerBoundAbove(src []byte, srcBits, wordBits, limit int) bool {
+	return lowerBound(src, srcBits, wordBits, limit) > limit
+}
+
+// lowerBound is LowerBound, returning as soon as the count is above limit (with a count above
+// limit, not the whole bound).
+func lowerBound(src []byte, srcBits, wordBits, limit int) int {
 	if wordBits < MinWordBits || wordBits > MaxWordBits || srcBits <= 0 || srcBits > len(src)*8 {
 		return 0
 	}
@@ -164,6 +178,9 @@ func LowerBound(src []byte, srcBits, wordBits int) int {
 		words += bits.OnesCount64(nz)
 		runs += bits.OnesCount64(zl & (nz<<w | prev)) // zero words after a non-zero one
 		prev = nz >> uint(uint(end)-w) & 1
+		if words+2*runs > limit/wordBits { // the count only grows: past limit already
+			break
+		}
 	}
 	return wordBits * (words + 2*runs)
 }
