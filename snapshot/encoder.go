@@ -247,15 +247,16 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 	// Latest commands of the other players in the PVS (DOOM III §2, §3.2).
 	prev, j := -1, 0
 	var last game.UserCmd
-	for i := range in.Cmds {
-		c := &in.Cmds[i]
-		if i > 0 && c.Entity <= in.Cmds[i-1].Entity {
+	members, cmds := e.members, in.Cmds
+	for i := range cmds {
+		c := &cmds[i]
+		if i > 0 && c.Entity <= cmds[i-1].Entity {
 			return fmt.Errorf("%w: commands not in ascending entity order", ErrInput)
 		}
-		for j < len(e.members) && e.members[j].num < c.Entity {
+		for j < len(members) && members[j].num < c.Entity {
 			j++
 		}
-		if j == len(e.members) || e.members[j].num != c.Entity {
+		if j == len(members) || members[j].num != c.Entity {
 			continue
 		}
 		code, n := nextCode(j - prev - 1)
@@ -356,24 +357,26 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 	// bits alone (no Hold), and not through a view, which leaves the cache as it is.
 	runs := e.hold == nil && !c.view
 	var rec runRecording
+	members := e.members // in a local: the stores below cannot change it
+	hold := e.hold
 	prev := -1
-	for i := 0; i < len(e.members); i++ {
-		m := &e.members[i]
+	for i := 0; i < len(members); i++ {
+		m := &members[i]
 		ce := &ents[m.num]
 		be := &base.ents[m.num]
 		label := be.label
 		if label == ce.ver {
 			// Its base state is this very encoding (so of the same type): omitted, whether
 			// held (§8) or unchanged.
-			if e.hold != nil {
-				e.hold(m.num)
+			if hold != nil {
+				hold(m.num)
 			}
 			continue
 		}
 		spawn := be.typ != m.typ
 		var memo *memoRec // a delta of this entity against this base, kept or to keep
 		if !spawn {
-			if e.hold != nil && e.hold(m.num) {
+			if hold != nil && hold(m.num) {
 				continue // held: the base state stands (§8)
 			}
 			if runs && label != 0 {
@@ -389,7 +392,7 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 						p.ents, p.buf = pents, pbuf
 						return fmt.Errorf("snapshot: entity %d: %w", m.num, err)
 					}
-					for _, mm := range e.members[i : i+k] {
+					for _, mm := range members[i : i+k] {
 						cm := &ents[mm.num]
 						pents = append(pents, pendingEnt{ver: cm.ver, num: mm.num, typ: mm.typ, bits: cm.bits, off: uint32(len(pbuf))})
 						pbuf = append(pbuf, c.buf[cm.off:cm.off+uint32(cm.bits+7)/8]...)

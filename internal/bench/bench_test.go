@@ -296,6 +296,15 @@ func BenchmarkDoom3Build256All(b *testing.B)       { benchDoom3All(b, "64p", tru
 func BenchmarkDoom3Build256StaticAll(b *testing.B) { benchDoom3All(b, "static", true) }
 func BenchmarkDoom3BuildChurnAll(b *testing.B)     { benchDoom3All(b, "churn", false) }
 
+// BenchmarkAll256 is benchDoom3All on every scenario with every client's PVS cut or padded to
+// 256 entities: the snapshot layer's part of the server-cost target (Prepare, Build, Ack; no
+// channel). internal/bench/callgrind.sh counts its instructions per client-snapshot.
+func BenchmarkAll256(b *testing.B) {
+	for _, sc := range Scenarios() {
+		b.Run(sc.Name, func(b *testing.B) { benchDoom3All(b, sc.Name, true) })
+	}
+}
+
 func benchDoom3All(b *testing.B, name string, use256 bool) {
 	f := getFixture(b, name)
 	reg := f.rec.Load.Registry()
