@@ -157,20 +157,7 @@ func TestCachedBuildMatchesReference(t *testing.T) {
 				}
 			}
 			in := Input{Frame: frame, PVS: &c.pvs, World: world, States: c.states}
-			wa := bitmsg.NewWriter(bufA)
-			ha, err := c.ref.Build(wa, &in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			in.Cache = &cache
-			wb := bitmsg.NewWriter(bufB)
-			hb, err := c.fast.Build(wb, &in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ha != hb || wa.Len() != wb.Len() || !bytes.Equal(wa.Bytes(), wb.Bytes()) {
-				t.Fatalf("tick %d: cached snapshot (%d bits) differs from the reference (%d bits)", tick, wb.Len(), wa.Len())
-			}
+			ha, wb := buildBoth(t, tick, c.ref, c.fast, in, &cache, bufA, bufB)
 			if err := c.dec.Decode(bitmsg.NewReader(wb.Bytes(), wb.Len()), &snap); err != nil {
 				t.Fatalf("tick %d: decode: %v", tick, err)
 			}

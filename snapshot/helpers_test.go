@@ -177,3 +177,26 @@ func randPVS(r *rand.Rand, world *game.EntityTable, p float64) *PVS {
 	}
 	return &pvs
 }
+
+// buildBoth builds one snapshot of in twice: with ref, which has no FrameCache (the DeltaWriter
+// reference path), into bufA, and with fast through cache into bufB. It fails the test unless
+// the two headers and messages are equal, and returns the header and fast's message.
+func buildBoth(t testing.TB, tick int, ref, fast *Encoder, in Input, cache *FrameCache, bufA, bufB []byte) (Header, *bitmsg.Writer) {
+	t.Helper()
+	in.Cache = nil
+	wa := bitmsg.NewWriter(bufA)
+	ha, err := ref.Build(wa, &in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Cache = cache
+	wb := bitmsg.NewWriter(bufB)
+	hb, err := fast.Build(wb, &in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ha != hb || wa.Len() != wb.Len() || !bytes.Equal(wa.Bytes(), wb.Bytes()) {
+		t.Fatalf("tick %d: cached snapshot (%d bits) differs from the reference (%d bits)", tick, wb.Len(), wa.Len())
+	}
+	return hb, wb
+}
