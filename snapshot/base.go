@@ -10,17 +10,25 @@ import (
 
 // baseEntry locates one state in a CommonBase's arena.
 type baseEntry struct {
-	// label, when not 0, is the version (FrameCache) of the cached encoding this state was
-	// taken from or found equal to: the state's bytes are exactly that encoding's. A server's
-	// Encoder sets it (applying a snapshot built from a FrameCache, or comparing), so that an
-	// entity whose cached version is its base label is known unchanged without reading the
-	// bytes. It is not part of the base's contents (Hash); a client's base leaves it 0.
-	label uint64
-	off   uint32      // offset of the state in the arena
-	cap   uint16      // bytes reserved at off
-	bits  uint16      // state length in bits, <= game.MaxStateBits
-	typ   game.TypeID // NoType: the base has no state for this entity
+	off uint32 // offset of the state in the arena
+	// labelLo and labelHi hold the label (label, setLabel): when not 0, the version
+	// (FrameCache, 48 bits) of the cached encoding this state was taken from or found equal
+	// to, so the state's bytes are exactly that encoding's. A server's Encoder sets it
+	// (applying a snapshot built from a FrameCache, or comparing), so that an entity whose
+	// cached version is its base label is known unchanged without reading the bytes. It is not
+	// part of the base's contents (Hash); a client's base leaves it 0.
+	labelLo uint32
+	cap     uint16      // bytes reserved at off
+	bits    uint16      // state length in bits, <= game.MaxStateBits
+	typ     game.TypeID // NoType: the base has no state for this entity
+	labelHi uint16
 }
+
+// label returns the entry's label, 0 for none.
+func (e *baseEntry) label() uint64 { return uint64(e.labelHi)<<32 | uint64(e.labelLo) }
+
+// setLabel sets the entry's label (a version of at most 48 bits).
+func (e *baseEntry) setLabel(v uint64) { e.labelLo, e.labelHi = uint32(v), uint16(v>>32) }
 
 // CommonBase is the per-client common base of DOOM III §4.2: for every
 // entity number whether the base holds a state, its TypeID and its state
@@ -30,7 +38,7 @@ type baseEntry struct {
 // same acknowledged snapshots, so they stay equal (Hash).
 //
 // States live in one byte arena (each entity a slot reused in place while it
-// fits), so a base costs 24 bytes per entity slot plus its states' bytes:
+// fits), so a base costs 16 bytes per entity slot plus its states' bytes:
 // 4096 entities × 64 clients is a few megabytes, not a map per entity.
 type CommonBase struct {
 	seq     Seq
@@ -256,7 +264,8 @@ func (b *CommonBase) apply(p *pending) {
 			b.storeNew(e, p.buf[pe.off:], nbits)
 			arena = b.arena // grown, or compacted
 		}
-		e.typ, e.label = pe.typ, pe.ver // 0 when built without a cache, or a client's
+		e.typ = pe.typ
+		e.labelLo, e.labelHi = pe.verLo, pe.verHi // 0 when built without a cache, or a client's
 	}
 	for i := range p.states {
 		ps := &p.states[i]

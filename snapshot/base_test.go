@@ -71,7 +71,7 @@ func TestBaseGrowAndCompact(t *testing.T) {
 	if compactions == 0 {
 		t.Fatal("the arena was never compacted")
 	}
-	if live := 2000 * 122; base.MemoryBytes() > game.MaxEntities*24+4*live {
+	if live := 2000 * 122; base.MemoryBytes() > game.MaxEntities*16+4*live {
 		t.Fatalf("base holds %d bytes for %d live", base.MemoryBytes(), live)
 	}
 }

@@ -108,9 +108,9 @@ func TestDecodeAllocs(t *testing.T) {
 }
 
 // TestBaseMemory4096x64 shows that 64 clients' bases for 4096 entities fit
-// in about ten megabytes: one base is initialised from the map and copied.
-// A slot is 24 bytes (with its label), a state here 14 bytes in a 16-byte
-// slot.
+// in a few megabytes: one base is initialised from the map and copied. A
+// slot is 16 bytes (with its 48-bit label), a state here 14 bytes in a
+// 16-byte slot.
 func TestBaseMemory4096x64(t *testing.T) {
 	reg := newRegistry()
 	world := mapWorld(reg, game.MaxEntities, 1)
@@ -130,7 +130,7 @@ func TestBaseMemory4096x64(t *testing.T) {
 	}
 	perEntity := float64(total) / 64 / game.MaxEntities
 	t.Logf("64 bases × 4096 entities of %d bits: %.1f MiB (%.1f bytes per entity slot)", testEntBits, float64(total)/(1<<20), perEntity)
-	if total > 64*game.MaxEntities*(24+16+8) {
+	if total > 64*game.MaxEntities*(16+16+8) {
 		t.Fatalf("bases take %d bytes", total)
 	}
 }

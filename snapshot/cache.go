@@ -144,7 +144,7 @@ type runEnt struct {
 }
 
 // runEntsMax bounds the entities of the runs of one generation.
-const runEntsMax = 1 << 16
+const runEntsMax = 1 << 14
 
 // runFind returns the run starting at entry ce against the base state of version baseVer, or
 // nil.
@@ -162,14 +162,25 @@ func (c *FrameCache) runFind(ce *cacheEntry, baseVer uint64) *runRec {
 // versions is the process-wide source of state versions: every FrameCache draws blocks of
 // versionBlock from it, so no two encodings anywhere share a version, and a base label taken
 // from one cache can never match another cache's state by accident. 0 is no version.
+// Versions have 48 bits (base slots and pending entries keep them in 6 bytes): 2^48 encodings,
+// half a century of a server re-encoding 180,000 changed entities a second. Past that,
+// newVersion returns 0, and every state is compared by its bytes.
 var versions atomic.Uint64
 
-const versionBlock = 1 << 16
+const (
+	versionBlock = 1 << 16
+	maxVersion   = 1<<48 - 1
+)
 
-// newVersion returns a version no state has had.
+// newVersion returns a version no state has had, or 0 once there are none left.
 func (c *FrameCache) newVersion() uint64 {
 	if c.nextVer == c.endVer {
-		c.endVer = versions.Add(versionBlock) + 1
+		end := versions.Add(versionBlock)
+		if end > maxVersion {
+			c.nextVer, c.endVer = 0, 0
+			return 0
+		}
+		c.endVer = end + 1
 		c.nextVer = c.endVer - versionBlock
 	}
 	v := c.nextVer

@@ -364,8 +364,8 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 		m := &members[i]
 		ce := &ents[m.num]
 		be := &base.ents[m.num]
-		label := be.label
-		if label == ce.ver {
+		label := be.label()
+		if label == ce.ver && label != 0 {
 			// Its base state is this very encoding (so of the same type): omitted, whether
 			// held (§8) or unchanged.
 			if hold != nil {
@@ -394,7 +394,7 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 					}
 					for _, mm := range members[i : i+k] {
 						cm := &ents[mm.num]
-						pents = append(pents, pendingEnt{ver: cm.ver, num: mm.num, typ: mm.typ, bits: cm.bits, off: uint32(len(pbuf))})
+						pents = append(pents, pendingEnt{verLo: uint32(cm.ver), verHi: uint16(cm.ver >> 32), num: mm.num, typ: mm.typ, bits: cm.bits, off: uint32(len(pbuf))})
 						pbuf = append(pbuf, c.buf[cm.off:cm.off+uint32(cm.bits+7)/8]...)
 					}
 					c.memoHits += k
@@ -407,8 +407,8 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 			if memo = c.memoFind(ce, label); memo == nil && be.bits == ce.bits {
 				nb := uint32(ce.bits+7) / 8
 				if string(base.arena[be.off:be.off+nb]) == string(c.buf[ce.off:ce.off+nb]) {
-					be.label = ce.ver // equal bits: the label saves the compare next time
-					continue          // unchanged: omitted
+					be.setLabel(ce.ver) // equal bits: the label saves the compare next time
+					continue            // unchanged: omitted
 				}
 			}
 		}
@@ -438,7 +438,7 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 		if runs && !spawn && label != 0 {
 			rec.add(c, m.num, label, mark, w.Len())
 		}
-		pents = append(pents, pendingEnt{ver: ce.ver, num: m.num, typ: m.typ, bits: ce.bits, off: uint32(len(pbuf))})
+		pents = append(pents, pendingEnt{verLo: uint32(ce.ver), verHi: uint16(ce.ver >> 32), num: m.num, typ: m.typ, bits: ce.bits, off: uint32(len(pbuf))})
 		pbuf = append(pbuf, st[:(nbits+7)/8]...)
 		prev = i
 	}
@@ -461,7 +461,7 @@ func (e *Encoder) runMatch(c *FrameCache, r *runRec, i int) int {
 			break
 		}
 		be := &e.base.ents[m.num]
-		if be.label != re.label || be.label == c.ents[m.num].ver || be.typ != m.typ {
+		if l := be.label(); l != re.label || l == c.ents[m.num].ver || be.typ != m.typ {
 			break
 		}
 	}

@@ -101,7 +101,7 @@ func TestBaseLabelsStayTrue(t *testing.T) {
 		}
 		for _, c := range cls {
 			for n := range c.fast.base.ents {
-				if c.fast.base.ents[n].label != 0 {
+				if c.fast.base.ents[n].label() != 0 {
 					labelled++
 				}
 			}
@@ -111,4 +111,46 @@ func TestBaseLabelsStayTrue(t *testing.T) {
 		t.Fatalf("weak test: %d labels seen, %d invalidations, %d base copies", labelled, invalidated, copies)
 	}
 	t.Logf("%d labels seen over the run, %d invalidations, %d base copies", labelled, invalidated, copies)
+}
+
+// TestVersionsExhausted: with no versions left (newVersion returns 0), every state is compared by
+// its bytes and the snapshots are still exactly the reference's.
+//
+// Guards against (tried): treating a base label of 0 as equal to a cached version of 0 omits
+// every entity ("cached snapshot differs").
+func TestVersionsExhausted(t *testing.T) {
+	saved := versions.Load()
+	versions.Store(maxVersion - 100) // the next block does not fit
+	defer versions.Store(saved)      // no cache of this test outlives it
+
+	rng := rand.New(rand.NewPCG(7, 8))
+	reg := newRegistry()
+	world := mapWorld(reg, 100, 2)
+	states := newStates()
+	ref, _ := newPair(t, reg, world, states)
+	fast := NewEncoder(reg)
+	fast.Base().CopyFrom(ref.Base())
+	var pvs PVS
+	for n := range world.Entities() {
+		pvs.Add(n)
+	}
+	var cache FrameCache
+	bufA, bufB := make([]byte, 1<<16), make([]byte, 1<<16)
+	for tick := range 60 {
+		for _, e := range world.Entities() {
+			if rng.IntN(3) == 0 {
+				e.(*testEnt).X += 1
+			}
+		}
+		h, _ := buildBoth(t, tick, ref, fast, Input{Frame: game.Frame(tick + 1), PVS: &pvs, World: world, States: states}, &cache, bufA, bufB)
+		if h.Seq > 2 {
+			ref.Ack(h.Seq - 2)
+			fast.Ack(h.Seq - 2)
+		}
+	}
+	for n := range cache.ents {
+		if cache.ents[n].ver != 0 {
+			t.Fatalf("entity %d has version %d with none left", n, cache.ents[n].ver)
+		}
+	}
 }

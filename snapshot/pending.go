@@ -12,11 +12,14 @@ const RingSize = 32
 
 // pendingEnt is an entity written in a snapshot: its new full state.
 type pendingEnt struct {
-	ver  uint64 // the FrameCache version of the state (the Encoder's label once applied), 0: none
-	off  uint32 // in pending.buf
-	num  game.EntityNum
-	typ  game.TypeID
-	bits uint16
+	off uint32 // in pending.buf
+	// verLo and verHi hold the FrameCache version of the state (48 bits; the base's label
+	// once applied), 0: none.
+	verLo uint32
+	num   game.EntityNum
+	typ   game.TypeID
+	bits  uint16
+	verHi uint16
 }
 
 // pendingState is a non-PVS state written in a snapshot.
@@ -45,7 +48,7 @@ func (p *pending) reset(seq Seq) {
 }
 
 func (p *pending) addEnt(n game.EntityNum, typ game.TypeID, state []byte, nbits int, ver uint64) {
-	p.ents = append(p.ents, pendingEnt{ver: ver, num: n, typ: typ, bits: uint16(nbits), off: uint32(len(p.buf))})
+	p.ents = append(p.ents, pendingEnt{verLo: uint32(ver), verHi: uint16(ver >> 32), num: n, typ: typ, bits: uint16(nbits), off: uint32(len(p.buf))})
 	p.buf = append(p.buf, state[:(nbits+7)/8]...)
 }
 
