@@ -54,7 +54,7 @@ type FrameCache struct {
 	layouts []bitmsg.Layout
 	buf     []byte // the states of this generation, back to back
 	prevBuf []byte // the states of the generation before, where its entries point
-	// vers is the block of versions this cache draws from (newVersion): next, up to end.
+	// nextVer up to endVer is the block of versions this cache draws from (newVersion).
 	nextVer, endVer uint64
 	dw              bitmsg.DeltaWriter
 	// states holds the non-PVS state instances encoded this generation (the first nstates),
