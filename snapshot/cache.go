@@ -76,10 +76,44 @@ type FrameCache struct {
 	runs    []runRec
 	runEnts []runEnt
 	runHits int // entities replayed from runs since the cache was made (tests)
+	// vheads: a view's own heads of its memo records and runs per entity (a view does not
+	// write the entries it shares), valid where stamped with vgen, which each ShareFrom
+	// advances.
+	vheads []viewHeads
+	vgen   uint32
 
 	// view: this cache is a read-only view of another's frame (ShareFrom); stale: a Build
 	// asked it for another frame.
 	view, stale bool
+}
+
+// shareHeads is where an entity's delta memo records and runs of the generation start (-1:
+// none): in its cache entry, or for a view in the view's own table.
+type shareHeads struct {
+	memo int32 // first delta record (FrameCache.memo)
+	run  int32 // first run (FrameCache.runs) starting at the entity
+}
+
+// viewHeads is a view's shareHeads of one entity, valid when gen is the view's vgen.
+type viewHeads struct {
+	gen uint32
+	sh  shareHeads
+}
+
+// heads returns entity n's (entry ce's) memo and run heads for this cache: the entry's own, or a
+// view's.
+func (c *FrameCache) heads(n game.EntityNum, ce *cacheEntry) *shareHeads {
+	if !c.view {
+		return &ce.sh
+	}
+	if c.vheads == nil {
+		c.vheads = make([]viewHeads, game.MaxEntities)
+	}
+	h := &c.vheads[n]
+	if h.gen != c.vgen {
+		h.gen, h.sh = c.vgen, shareHeads{memo: -1, run: -1}
+	}
+	return &h.sh
 }
 
 // ErrNotPrepared is returned by a Build through a view of a FrameCache (ShareFrom) that meets
@@ -91,13 +125,21 @@ var ErrNotPrepared = errors.New("snapshot: entity, state or frame not prepared i
 // frame built in parallel. c must have been prepared for the frame first, with Prepare (the
 // union of the clients' PVSs) and PrepareStates (every client's non-PVS states): a view
 // encodes nothing, and a Build that meets an entity or a state c does not hold, or another
-// frame, fails with ErrNotPrepared. A view shares no delta memo, so its Builds do not replay
-// other clients' deltas; the bits are the same either way. c must not change (Prepare,
-// Build, Invalidate) while views of it are in use, and the views are stale once it does. v
-// keeps no memory of its own; ShareFrom allocates nothing.
+// frame, fails with ErrNotPrepared. A view keeps a delta memo and runs of its own, emptied by
+// each ShareFrom: the clients built through one view share deltas among themselves, not with
+// other views' clients; the bits are the same either way. c must not change (Prepare, Build,
+// Invalidate) while views of it are in use, and the views are stale once it does. ShareFrom
+// allocates nothing: the view's memo gets its memory in its first Builds and keeps it.
 func (v *FrameCache) ShareFrom(c *FrameCache) {
+	vgen := v.vgen + 1
+	if vgen == 0 { // wrapped: no old stamp may look current
+		clear(v.vheads)
+		vgen = 1
+	}
 	*v = FrameCache{frame: c.frame, gen: c.gen, ents: c.ents, layouts: c.layouts, buf: c.buf, states: c.states,
-		nstates: c.nstates, stateIx: c.stateIx, view: true}
+		nstates: c.nstates, stateIx: c.stateIx, view: true,
+		memo: v.memo[:0], memoBuf: v.memoBuf[:0], memoHits: v.memoHits,
+		runs: v.runs[:0], runEnts: v.runEnts[:0], runHits: v.runHits, vheads: v.vheads, vgen: vgen}
 }
 
 // Bounds of the delta memo of one generation: at most memoRecs deltas and memoBytes bytes of
@@ -146,10 +188,10 @@ type runEnt struct {
 // runEntsMax bounds the entities of the runs of one generation.
 const runEntsMax = 1 << 14
 
-// runFind returns the run starting at entry ce against the base state of version baseVer, or
-// nil.
-func (c *FrameCache) runFind(ce *cacheEntry, baseVer uint64) *runRec {
-	for i := ce.run; i >= 0; {
+// runFind returns the run starting at entity n (entry ce) against the base state of version
+// baseVer, or nil.
+func (c *FrameCache) runFind(n game.EntityNum, ce *cacheEntry, baseVer uint64) *runRec {
+	for i := c.heads(n, ce).run; i >= 0; {
 		r := &c.runs[i]
 		if c.runEnts[r.first].label == baseVer {
 			return r
@@ -206,8 +248,7 @@ type cacheEntry struct {
 	ver  uint64 // the state's version: the same while the entity's bits do not change
 	gen  uint32
 	off  uint32      // in FrameCache.buf
-	memo int32       // first delta record (FrameCache.memo) of this generation, -1: none
-	run  int32       // first run (FrameCache.runs) starting here this generation, -1: none
+	sh   shareHeads  // its delta records and runs of this generation (FrameCache.heads)
 	typ  game.TypeID // NoType: no live entity with this number
 	bits uint16
 }
@@ -284,7 +325,7 @@ func (c *FrameCache) entity(n game.EntityNum, world Entities, reg *game.Registry
 	}
 	ent, typ := world.Entity(n)
 	prev := *ce // the previous generation's entry, when its gen is c.gen-1 (its bits in prevBuf)
-	ce.typ, ce.bits, ce.memo, ce.run, ce.ver = game.NoType, 0, -1, -1, 0
+	ce.typ, ce.bits, ce.sh, ce.ver = game.NoType, 0, shareHeads{memo: -1, run: -1}, 0
 	if ent == nil {
 		ce.gen = c.gen
 		return ce, nil
@@ -400,14 +441,14 @@ func (c *FrameCache) stateOf(s game.Snapshotter, hint *int32) (*stateEntry, erro
 	return se, nil
 }
 
-// memoFind returns entry ce's delta memo record for the base state of version baseVer, or nil
-// (none, a view, or an unknown base). A record exists only for a base whose bits differ from
-// the entry's: it is made when such a delta is written.
-func (c *FrameCache) memoFind(ce *cacheEntry, baseVer uint64) *memoRec {
-	if baseVer == 0 || c.view {
+// memoFind returns entity n's (entry ce's) delta memo record for the base state of version
+// baseVer, or nil (none, or an unknown base). A record exists only for a base whose bits differ
+// from the entry's: it is made when such a delta is written.
+func (c *FrameCache) memoFind(n game.EntityNum, ce *cacheEntry, baseVer uint64) *memoRec {
+	if baseVer == 0 {
 		return nil
 	}
-	for i := ce.memo; i >= 0; {
+	for i := c.heads(n, ce).memo; i >= 0; {
 		r := &c.memo[i]
 		if r.baseVer == baseVer {
 			return r
@@ -420,7 +461,7 @@ func (c *FrameCache) memoFind(ce *cacheEntry, baseVer uint64) *memoRec {
 // writeEntDelta writes the delta of entity n's cached state (entry ce: st, nbits bits) against
 // a base state (base, baseBits bits; base runs on past them, nil for none) of version baseVer (0:
 // unknown, noBaseVersion: no base) into w, as bitmsg.Writer.WriteDelta does; rec is
-// memoFind(ce, baseVer). Clients whose bases advanced through the same acknowledged states hold
+// memoFind(n, ce, baseVer). Clients whose bases advanced through the same acknowledged states hold
 // the same base state for an entity (DOOM III §4.2), so the delta written for one is kept for
 // the generation, keyed by the base's version, and replayed with WriteBitsFrom for the next
 // client with that base: the bits are the same, and the per-field loop runs once per entity and
@@ -433,8 +474,8 @@ func (c *FrameCache) writeEntDelta(w *bitmsg.Writer, n game.EntityNum, ce *cache
 	}
 	start := w.Len()
 	w.WriteDelta(&c.layouts[n], st, nbits, base, baseBits)
-	if w.Err() != nil || c.view || baseVer == 0 {
-		return // no memo through a view
+	if w.Err() != nil || baseVer == 0 {
+		return
 	}
 	// The first client with a base only records the base (most entities are seen by one
 	// client with a given base, or by none other); the second keeps the delta's bits.
@@ -447,8 +488,9 @@ func (c *FrameCache) writeEntDelta(w *bitmsg.Writer, n game.EntityNum, ce *cache
 		}
 		return
 	}
+	h := c.heads(n, ce)
 	depth := 0
-	for i := ce.memo; i >= 0 && depth < memoChain; i = c.memo[i].next {
+	for i := h.memo; i >= 0 && depth < memoChain; i = c.memo[i].next {
 		depth++
 	}
 	if depth >= memoChain || len(c.memo) == memoRecs {
@@ -458,6 +500,6 @@ func (c *FrameCache) writeEntDelta(w *bitmsg.Writer, n game.EntityNum, ce *cache
 		c.memoBuf = make([]byte, 0, memoBytes)
 		c.memo = make([]memoRec, 0, memoRecs)
 	}
-	c.memo = append(c.memo, memoRec{next: ce.memo, baseVer: baseVer, outBits: memoNoOut})
-	ce.memo = int32(len(c.memo) - 1)
+	c.memo = append(c.memo, memoRec{next: h.memo, baseVer: baseVer, outBits: memoNoOut})
+	h.memo = int32(len(c.memo) - 1)
 }

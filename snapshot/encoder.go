@@ -354,8 +354,8 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 	// The pending snapshot's lists in locals, stored back once: no write barrier per entity.
 	pents, pbuf := p.ents, p.buf
 	// Runs are recorded and replayed only where every member is written or omitted by its
-	// bits alone (no Hold), and not through a view, which leaves the cache as it is.
-	runs := e.hold == nil && !c.view
+	// bits alone (no Hold).
+	runs := e.hold == nil
 	var rec runRecording
 	members := e.members // in a local: the stores below cannot change it
 	hold := e.hold
@@ -380,7 +380,7 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 				continue // held: the base state stands (§8)
 			}
 			if runs && label != 0 {
-				if r := c.runFind(ce, label); r != nil {
+				if r := c.runFind(m.num, ce, label); r != nil {
 					// Another client wrote this entity against the same base, and the
 					// members after it: replay as many as are this client's too.
 					k := e.runMatch(c, r, i)
@@ -404,7 +404,7 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 					continue
 				}
 			}
-			if memo = c.memoFind(ce, label); memo == nil && be.bits == ce.bits {
+			if memo = c.memoFind(m.num, ce, label); memo == nil && be.bits == ce.bits {
 				nb := uint32(ce.bits+7) / 8
 				if string(base.arena[be.off:be.off+nb]) == string(c.buf[ce.off:ce.off+nb]) {
 					be.setLabel(ce.ver) // equal bits: the label saves the compare next time
@@ -427,7 +427,7 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 		w.WriteBits(code, n+1)
 		if spawn {
 			w.WriteBits(uint32(m.typ), e.typeBits)
-			c.writeEntDelta(w, m.num, ce, st, nbits, nil, 0, noBaseVersion, c.memoFind(ce, noBaseVersion))
+			c.writeEntDelta(w, m.num, ce, st, nbits, nil, 0, noBaseVersion, c.memoFind(m.num, ce, noBaseVersion))
 		} else {
 			c.writeEntDelta(w, m.num, ce, st, nbits, base.arena[be.off:], int(be.bits), label, memo)
 		}
@@ -501,9 +501,9 @@ func (r *runRecording) close(c *FrameCache, w *bitmsg.Writer) {
 	}
 	r.on = false
 	n := len(c.runEnts) - r.first
-	ce := &c.ents[r.num]
+	h := c.heads(r.num, &c.ents[r.num])
 	depth := 0
-	for i := ce.run; i >= 0 && depth < memoChain; i = c.runs[i].next {
+	for i := h.run; i >= 0 && depth < memoChain; i = c.runs[i].next {
 		depth++
 	}
 	if c.memoBuf == nil {
@@ -520,8 +520,8 @@ func (r *runRecording) close(c *FrameCache, w *bitmsg.Writer) {
 	}
 	off := len(c.memoBuf)
 	c.memoBuf, _ = w.AppendSince(c.memoBuf, r.startBit)
-	c.runs = append(c.runs, runRec{next: ce.run, first: int32(r.first), n: int32(n), outOff: uint32(off)})
-	ce.run = int32(len(c.runs) - 1)
+	c.runs = append(c.runs, runRec{next: h.run, first: int32(r.first), n: int32(n), outOff: uint32(off)})
+	h.run = int32(len(c.runs) - 1)
 }
 
 // writeCachedState writes non-PVS state id of instance s from its cached encoding (encoded
