@@ -133,10 +133,13 @@ func (w *Writer) WriteBits64(v uint64, n int) {
 		}
 		return
 	}
-	// The pending bits (under 32) and v's n make at most 95 bits: one 8-byte store of the low
-	// 64 when there are that many, then one 4-byte store when 32 remain; the room checked
-	// above covers both stores.
-	v &= mask(n)
+	w.put64(v&mask(n), n)
+}
+
+// put64 appends the low n bits of v (n <= 64, v < 1<<n; room reserved). The pending bits
+// (under 32) and v's n make at most 95 bits: one 8-byte store of the low 64 when there are that
+// many, then one 4-byte store when 32 remain; the reserved room covers both stores.
+func (w *Writer) put64(v uint64, n int) {
 	acc, nacc := w.acc|v<<uint(w.nacc), uint(w.nacc)+uint(n)
 	if nacc >= 64 {
 		binary.LittleEndian.PutUint64(w.buf[w.pos:], acc)
@@ -312,24 +315,10 @@ func (w *Writer) WriteBitsFrom(src []byte, nbits int) {
 		pos += 8
 		i += 8
 	}
-	// The last bits, under 64, with one load and at most one 8-byte store.
-	if nbits > 0 && pos+8 <= len(buf) && i+8 <= len(src) {
-		v := binary.LittleEndian.Uint64(src[i:]) & (1<<uint(nbits) - 1)
-		lo := acc | v<<nacc
-		if nacc+uint(nbits) >= 64 {
-			binary.LittleEndian.PutUint64(buf[pos:], lo)
-			pos += 8
-			acc, nacc = v>>(64-nacc), nacc+uint(nbits)-64
-		} else {
-			acc, nacc = lo, nacc+uint(nbits)
-		}
-		if nacc >= 32 {
-			binary.LittleEndian.PutUint32(buf[pos:], uint32(acc))
-			pos += 4
-			acc >>= 32
-			nacc -= 32
-		}
+	// The last bits, under 64, with one load (put64).
+	if nbits > 0 && nbits < 64 && i+8 <= len(src) {
 		w.acc, w.nacc, w.pos = acc, int(nacc), pos
+		w.put64(binary.LittleEndian.Uint64(src[i:])&mask(nbits), nbits)
 		return
 	}
 	// Near the ends: 32 bits at a time; every 32 bits added flush 32.

@@ -188,6 +188,14 @@ type runEnt struct {
 // runEntsMax bounds the entities of the runs of one generation.
 const runEntsMax = 1 << 14
 
+// memoMemory gives the delta memo its memory (memoBytes of bits, memoRecs records), once.
+func (c *FrameCache) memoMemory() {
+	if c.memoBuf == nil {
+		c.memoBuf = make([]byte, 0, memoBytes)
+		c.memo = make([]memoRec, 0, memoRecs)
+	}
+}
+
 // runFind returns the run starting at entity n (entry ce) against the base state of version
 // baseVer, or nil.
 func (c *FrameCache) runFind(n game.EntityNum, ce *cacheEntry, baseVer uint64) *runRec {
@@ -496,10 +504,7 @@ func (c *FrameCache) writeEntDelta(w *bitmsg.Writer, n game.EntityNum, ce *cache
 	if depth >= memoChain || len(c.memo) == memoRecs {
 		return
 	}
-	if c.memoBuf == nil {
-		c.memoBuf = make([]byte, 0, memoBytes)
-		c.memo = make([]memoRec, 0, memoRecs)
-	}
+	c.memoMemory()
 	c.memo = append(c.memo, memoRec{next: h.memo, baseVer: baseVer, outBits: memoNoOut})
 	h.memo = int32(len(c.memo) - 1)
 }

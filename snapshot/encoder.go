@@ -394,8 +394,7 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 					}
 					for _, mm := range members[i : i+k] {
 						cm := &ents[mm.num]
-						pents = append(pents, pendingEnt{verLo: uint32(cm.ver), verHi: uint16(cm.ver >> 32), num: mm.num, typ: mm.typ, bits: cm.bits, off: uint32(len(pbuf))})
-						pbuf = append(pbuf, c.buf[cm.off:cm.off+uint32(cm.bits+7)/8]...)
+						pents, pbuf = appendEnt(pents, pbuf, mm.num, mm.typ, c.state(cm), int(cm.bits), cm.ver)
 					}
 					c.memoHits += k
 					c.runHits += k
@@ -438,8 +437,7 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 		if runs && !spawn && label != 0 {
 			rec.add(c, m.num, label, mark, w.Len())
 		}
-		pents = append(pents, pendingEnt{verLo: uint32(ce.ver), verHi: uint16(ce.ver >> 32), num: m.num, typ: m.typ, bits: ce.bits, off: uint32(len(pbuf))})
-		pbuf = append(pbuf, st[:(nbits+7)/8]...)
+		pents, pbuf = appendEnt(pents, pbuf, m.num, m.typ, st, nbits, ce.ver)
 		prev = i
 	}
 	rec.close(c, w)
@@ -506,10 +504,7 @@ func (r *runRecording) close(c *FrameCache, w *bitmsg.Writer) {
 	for i := h.run; i >= 0 && depth < memoChain; i = c.runs[i].next {
 		depth++
 	}
-	if c.memoBuf == nil {
-		c.memoBuf = make([]byte, 0, memoBytes)
-		c.memo = make([]memoRec, 0, memoRecs)
-	}
+	c.memoMemory()
 	if n < 2 || depth >= memoChain || len(c.runs) == memoRecs || cap(c.memoBuf)-len(c.memoBuf) < (w.Len()-r.startBit+7)/8 {
 		c.runEnts = c.runEnts[:r.first]
 		return

@@ -48,8 +48,15 @@ func (p *pending) reset(seq Seq) {
 }
 
 func (p *pending) addEnt(n game.EntityNum, typ game.TypeID, state []byte, nbits int, ver uint64) {
-	p.ents = append(p.ents, pendingEnt{verLo: uint32(ver), verHi: uint16(ver >> 32), num: n, typ: typ, bits: uint16(nbits), off: uint32(len(p.buf))})
-	p.buf = append(p.buf, state[:(nbits+7)/8]...)
+	p.ents, p.buf = appendEnt(p.ents, p.buf, n, typ, state, nbits, ver)
+}
+
+// appendEnt appends entity n (its type, the nbits bits of state, the state's FrameCache
+// version) to a pending snapshot's entries and state bytes, as addEnt does for callers that
+// keep the two lists in locals.
+func appendEnt(ents []pendingEnt, buf []byte, n game.EntityNum, typ game.TypeID, state []byte, nbits int, ver uint64) ([]pendingEnt, []byte) {
+	ents = append(ents, pendingEnt{off: uint32(len(buf)), verLo: uint32(ver), verHi: uint16(ver >> 32), num: n, typ: typ, bits: uint16(nbits)})
+	return ents, append(buf, state[:(nbits+7)/8]...)
 }
 
 func (p *pending) addState(id game.StateID, state []byte, nbits int) {
