@@ -248,22 +248,10 @@ func (b *CommonBase) compact() {
 // their state.
 func (b *CommonBase) apply(p *pending) {
 	b.seq, b.pvs = p.seq, p.pvs
-	arena := b.arena
 	for i := range p.ents {
 		pe := &p.ents[i]
 		e := &b.ents[pe.num]
-		// store, its common case in line: the state fits its slot.
-		nbits := int(pe.bits)
-		if nb := uint32(nbits+7) / 8; nb <= uint32(e.cap) {
-			copy(arena[e.off:e.off+nb], p.buf[pe.off:pe.off+nb])
-			e.bits = uint16(nbits)
-			if r := nbits & 7; r != 0 {
-				arena[e.off+nb-1] &= byte(1)<<r - 1
-			}
-		} else {
-			b.storeNew(e, p.buf[pe.off:], nbits)
-			arena = b.arena // grown, or compacted
-		}
+		b.store(e, p.buf[pe.off:], int(pe.bits))
 		e.typ = pe.typ
 		e.labelLo, e.labelHi = pe.verLo, pe.verHi // 0 when built without a cache, or a client's
 	}
