@@ -247,7 +247,7 @@ func (b *CommonBase) compact() {
 // p's, the PVS becomes p's and Seq p's. Entities not written in p keep
 // their state.
 func (b *CommonBase) apply(p *pending) {
-	b.seq, b.pvs = p.seq, p.pvs
+	b.seq, b.pvs = p.seq, *p.pvs
 	for i := range p.ents {
 		pe := &p.ents[i]
 		e := &b.ents[pe.num]

@@ -42,7 +42,7 @@ func TestBaseGrowAndCompact(t *testing.T) {
 		t.Fatal(err)
 	}
 	codec := NewStateCodec()
-	var p pending
+	p := pending{pvs: new(PVS)}
 	compactions := 0
 	for round := 1; round <= 30; round++ {
 		p.reset(0) // seq 0 so the hash compares with a fresh Init

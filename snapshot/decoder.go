@@ -108,7 +108,7 @@ func (d *Decoder) Decode(r *bitmsg.Reader, s *Snapshot) error {
 	if err := d.decode(r, s, p); err != nil {
 		return err
 	}
-	p.valid = true
+	d.ring.commit(p)
 	return nil
 }
 
@@ -116,7 +116,7 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 	if err := s.PVS.ReadDelta(r, &d.base.pvs); err != nil {
 		return err
 	}
-	p.pvs = s.PVS
+	*p.pvs = s.PVS
 	s.members = s.PVS.appendMembers(s.members[:0])
 	s.Entities, s.Cmds, s.Events = s.Entities[:0], s.Cmds[:0], s.Events[:0]
 	s.data, s.offs = s.data[:0], s.offs[:0]

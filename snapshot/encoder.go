@@ -134,7 +134,7 @@ func (e *Encoder) Build(w *bitmsg.Writer, in *Input) (Header, error) {
 		return h, err
 	}
 	clear(e.ents) // do not keep entities alive
-	p.valid = true
+	e.ring.commit(p)
 	e.next++
 	return h, nil
 }
@@ -201,7 +201,7 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 			}
 		}
 	}
-	p.pvs = e.pvs
+	*p.pvs = e.pvs
 	e.pvs.WriteDelta(w, &e.base.pvs)
 
 	// Entities whose encoding differs from the base (DOOM III §4.2, §5).

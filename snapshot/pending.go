@@ -1,6 +1,10 @@
 package snapshot
 
-import "github.com/snapwire/snapwire/game"
+import (
+	"math/bits"
+
+	"github.com/snapwire/snapwire/game"
+)
 
 // RingSize is the number of snapshots each end keeps until acknowledged
 // (server) or applied (client): 32, 1.6 s of snapshots at 20 Hz. The server
@@ -34,9 +38,11 @@ type pendingState struct {
 // states, not deltas, so applying does not depend on the base it was
 // encoded against) and its PVS.
 type pending struct {
-	seq    Seq
-	valid  bool
-	pvs    PVS
+	seq   Seq
+	valid bool
+	// The PVS and the lists are the ring's pooled buffers (ring.spare): nil while the slot
+	// holds none.
+	pvs    *PVS
 	ents   []pendingEnt
 	states []pendingState
 	buf    []byte
@@ -68,10 +74,25 @@ func (p *pending) addState(id game.StateID, state []byte, nbits int) {
 type ring struct {
 	slots [RingSize]pending
 	// The largest snapshot built so far (entities, states, state bytes). A slot is brought up
-	// to it, with a quarter more, when it is started: otherwise each of the RingSize slots
-	// would grow on its own the first time it met a snapshot larger than its own past ones,
-	// and allocations would trickle on long after the largest snapshot was seen.
+	// to it, with a quarter more, when it is started: otherwise each buffer would grow on its
+	// own the first time it met a snapshot larger than its own past ones, and allocations
+	// would trickle on long after the largest snapshot was seen.
 	maxEnts, maxStates, maxBuf int
+	// spare holds the buffers of the slots dropped (applied or superseded), the last dropped
+	// on top. A slot started takes the top: with acknowledgements arriving, the few snapshots
+	// in flight cycle through the same few buffers, which stay in the processor's caches,
+	// where RingSize buffers of their own would be written once every RingSize snapshots,
+	// long after they left the caches, and would hold RingSize times the memory.
+	spare []pendingBufs
+	live  uint32 // bit i: slots[i] is valid (RingSize is 32)
+}
+
+// pendingBufs are the buffers of a pending snapshot, emptied.
+type pendingBufs struct {
+	pvs    *PVS
+	ents   []pendingEnt
+	states []pendingState
+	buf    []byte
 }
 
 // start returns the slot for seq, emptied and not yet valid.
@@ -83,9 +104,20 @@ func (r *ring) start(seq Seq) *pending {
 		r.maxBuf = max(r.maxBuf, len(prev.buf))
 	}
 	p := &r.slots[seq%RingSize]
+	r.live &^= 1 << (seq % RingSize)
+	if p.pvs == nil {
+		if len(r.spare) > 0 {
+			// The slot gave its buffers back when it was dropped: take the last ones given.
+			b := r.spare[len(r.spare)-1]
+			r.spare = r.spare[:len(r.spare)-1]
+			p.pvs, p.ents, p.states, p.buf = b.pvs, b.ents, b.states, b.buf
+		} else {
+			p.pvs = new(PVS)
+		}
+	}
 	p.reset(seq)
-	if cap(p.ents) < r.maxEnts {
-		p.ents = make([]pendingEnt, 0, r.maxEnts+r.maxEnts/4)
+	if cap(p.ents) < r.maxEnts || p.ents == nil {
+		p.ents = make([]pendingEnt, 0, max(r.maxEnts+r.maxEnts/4, 1))
 	}
 	if cap(p.states) < r.maxStates {
 		p.states = make([]pendingState, 0, r.maxStates)
@@ -94,6 +126,24 @@ func (r *ring) start(seq Seq) *pending {
 		p.buf = make([]byte, 0, r.maxBuf+r.maxBuf/4)
 	}
 	return p
+}
+
+// release gives slot p's buffers to spare; p must not be valid.
+func (r *ring) release(p *pending) {
+	if p.pvs == nil {
+		return
+	}
+	if r.spare == nil {
+		r.spare = make([]pendingBufs, 0, RingSize)
+	}
+	r.spare = append(r.spare, pendingBufs{p.pvs, p.ents[:0], p.states[:0], p.buf[:0]})
+	p.pvs, p.ents, p.states, p.buf = nil, nil, nil, nil
+}
+
+// commit marks slot p, started and filled, valid.
+func (r *ring) commit(p *pending) {
+	p.valid = true
+	r.live |= 1 << (p.seq % RingSize)
 }
 
 // find returns the valid pending snapshot seq, or nil.
@@ -108,20 +158,17 @@ func (r *ring) find(seq Seq) *pending {
 // dropThrough invalidates every pending snapshot not newer than seq: once
 // seq is applied they can never be.
 func (r *ring) dropThrough(seq Seq) {
-	for i := range r.slots {
-		if p := &r.slots[i]; p.valid && !p.seq.Newer(seq) {
+	for live := r.live; live != 0; live &= live - 1 {
+		i := bits.TrailingZeros32(live)
+		if p := &r.slots[i]; !p.seq.Newer(seq) {
 			p.valid = false
+			r.live &^= 1 << i
+			r.release(p)
 		}
 	}
 }
 
 // count returns the number of valid pending snapshots.
 func (r *ring) count() int {
-	n := 0
-	for i := range r.slots {
-		if r.slots[i].valid {
-			n++
-		}
-	}
-	return n
+	return bits.OnesCount32(r.live)
 }

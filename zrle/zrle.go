@@ -165,7 +165,22 @@ func lowerBound(src []byte, srcBits, wordBits, limit int) int {
 	blockMask := uint64(1)<<uint(block) - 1
 	words, runs := 0, 0
 	prev := uint64(1) // 1: the word before this block was non-zero (or there is none)
-	for p := 0; p < srcBits; p += block {
+	// First, blocks that start on a byte (alignedBytes): one load each, no shift, no end.
+	limitWords := limit / wordBits
+	ab := alignedBytes[w]
+	amask := uint64(1)<<(8*ab) - 1
+	alanes, last := lanes&amask, 8*ab-w
+	i := 0
+	for ; i+8 <= len(src) && (i+int(ab))*8 <= srcBits; i += int(ab) {
+		nz := orWords(binary.LittleEndian.Uint64(src[i:])&amask, w) & alanes
+		words += bits.OnesCount64(nz)
+		runs += bits.OnesCount64(^nz & alanes & (nz<<w | prev)) // zero words after a non-zero one
+		prev = nz >> last & 1
+		if words+2*runs > limitWords { // the count only grows: past limit already
+			return wordBits * (words + 2*runs)
+		}
+	}
+	for p := 8 * i; p < srcBits; p += block {
 		v, end := uint64(0), block // a whole block of bits (whole words)
 		if i := p >> 3; i+8 <= len(src) && srcBits-p >= block {
 			v = binary.LittleEndian.Uint64(src[i:]) >> uint(p&7) & blockMask
@@ -178,7 +193,7 @@ func lowerBound(src []byte, srcBits, wordBits, limit int) int {
 		words += bits.OnesCount64(nz)
 		runs += bits.OnesCount64(zl & (nz<<w | prev)) // zero words after a non-zero one
 		prev = nz >> uint(uint(end)-w) & 1
-		if words+2*runs > limit/wordBits { // the count only grows: past limit already
+		if words+2*runs > limitWords {
 			break
 		}
 	}
@@ -375,6 +390,20 @@ var laneStarts = func() (m [MaxWordBits + 1]uint64) {
 		}
 	}
 	return m
+}()
+
+// alignedBytes[w] is the bytes of lowerBound's aligned blocks for w-bit words: the most whole
+// words that fill whole bytes and fit in 7 bytes (an 8-byte load holds them at any offset).
+var alignedBytes = func() (t [MaxWordBits + 1]uint) {
+	for w := MinWordBits; w <= MaxWordBits; w++ {
+		unit := w // bytes of the shortest run of whole words that ends on a byte: lcm(w, 8)/8
+		for unit%8 != 0 {
+			unit += w
+		}
+		unit /= 8
+		t[w] = 7 / uint(unit) * uint(unit)
+	}
+	return t
 }()
 
 // wordsIn[w][b] is b/w for b in 0..64: whole words in b bits, without a
