@@ -35,9 +35,10 @@ type huffEntry struct {
 type HuffmanTable struct {
 	lengths [256]uint8
 	enc     [256]huffEntry
-	// pack is enc packed for encode: the code in the low 16 bits, its
-	// length above.
-	pack [256]uint32
+	// codes, pow2 and lens are enc apart for encode: the code, 2 to the
+	// power of its length, and its length.
+	codes, pow2 [256]uint64
+	lens        [256]uint8
 	// dec maps the next HuffmanMaxBits bits of the stream to the byte (low
 	// 8 bits) and its code length (high bits).
 	dec [1 << HuffmanMaxBits]uint16
@@ -87,7 +88,7 @@ func (t *HuffmanTable) build() error {
 			rev |= (c >> (int(l) - 1 - i) & 1) << i
 		}
 		t.enc[s] = huffEntry{code: uint16(rev), len: l}
-		t.pack[s] = uint32(rev) | uint32(l)<<16
+		t.codes[s], t.pow2[s], t.lens[s] = uint64(rev), 1<<l, l
 		for x := rev; x < 1<<HuffmanMaxBits; x += 1 << l {
 			t.dec[x] = uint16(s) | uint16(l)<<8
 		}
@@ -114,15 +115,15 @@ func (t *HuffmanTable) encode(dst, src []byte) int {
 	var acc uint64
 	var n uint // pending bits in acc, < 8 between groups
 	pos, i := 0, 0
+	codes, pow2, lens := &t.codes, &t.pow2, &t.lens
 	for ; i+4 <= len(src) && pos+8 <= len(dst); i += 4 {
 		s := src[i : i+4 : i+4]
-		e0, e1, e2, e3 := t.pack[s[0]], t.pack[s[1]], t.pack[s[2]], t.pack[s[3]]
-		l0 := uint(e0>>16) & 15
-		l01 := l0 + uint(e1>>16)&15
-		l012 := l01 + uint(e2>>16)&15
-		v := uint64(e0&0xFFFF) | uint64(e1&0xFFFF)<<l0 | uint64(e2&0xFFFF)<<(l01&63) | uint64(e3&0xFFFF)<<(l012&63)
+		b0, b1, b2, b3 := s[0], s[1], s[2], s[3]
+		// The four codes joined by multiplying (Horner): no variable shift, whose count would
+		// have to sit in CX (x86 before BMI2).
+		v := codes[b0] + pow2[b0]*(codes[b1]+pow2[b1]*(codes[b2]+pow2[b2]*codes[b3]))
 		acc |= v << (n & 7)
-		n = n&7 + l012 + uint(e3>>16)&15
+		n = n&7 + uint(lens[b0]) + uint(lens[b1]) + uint(lens[b2]) + uint(lens[b3])
 		binary.LittleEndian.PutUint64(dst[pos:], acc)
 		pos += int(n >> 3)
 		acc >>= (n &^ 7) & 63

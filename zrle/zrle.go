@@ -163,22 +163,19 @@ func lowerBound(src []byte, srcBits, wordBits, limit int) int {
 	div := &wordsIn[w]
 	block := int(div[56]) * wordBits
 	blockMask := uint64(1)<<uint(block) - 1
-	words, runs := 0, 0
-	prev := uint64(1) // 1: the word before this block was non-zero (or there is none)
-	// First, blocks that start on a byte (alignedBytes): one load each, no shift, no end.
+	// First, blocks that start on a byte (alignedBytes): one load each, no shift, no end;
+	// with the default word size a constant (its shifts need no count register). prev: 1 when
+	// the word before the next block was non-zero (or there is none).
 	limitWords := limit / wordBits
-	ab := alignedBytes[w]
-	amask := uint64(1)<<(8*ab) - 1
-	alanes, last := lanes&amask, 8*ab-w
-	i := 0
-	for ; i+8 <= len(src) && (i+int(ab))*8 <= srcBits; i += int(ab) {
-		nz := orWords(binary.LittleEndian.Uint64(src[i:])&amask, w) & alanes
-		words += bits.OnesCount64(nz)
-		runs += bits.OnesCount64(^nz & alanes & (nz<<w | prev)) // zero words after a non-zero one
-		prev = nz >> last & 1
-		if words+2*runs > limitWords { // the count only grows: past limit already
-			return wordBits * (words + 2*runs)
-		}
+	var i, words, runs int
+	var prev uint64
+	if w == DefaultWordBits {
+		i, words, runs, prev = alignedCounts3(src, srcBits, limitWords)
+	} else {
+		i, words, runs, prev = alignedCounts(src, srcBits, w, limitWords)
+	}
+	if words+2*runs > limitWords {
+		return wordBits * (words + 2*runs)
 	}
 	for p := 8 * i; p < srcBits; p += block {
 		v, end := uint64(0), block // a whole block of bits (whole words)
@@ -391,6 +388,49 @@ var laneStarts = func() (m [MaxWordBits + 1]uint64) {
 	}
 	return m
 }()
+
+// alignedCounts is lowerBound's count over the blocks of src that start on a byte
+// (alignedBytes[w] bytes each, one load, no shift) while a whole block and an 8-byte load fit:
+// the bytes counted, the non-zero words and the runs of zero words in them, and whether the
+// last word was non-zero (1: also when none was counted). It stops once words+2*runs passes
+// limitWords.
+func alignedCounts(src []byte, srcBits int, w uint, limitWords int) (i, words, runs int, prev uint64) {
+	ab := int(alignedBytes[w])
+	amask := uint64(1)<<(8*ab) - 1
+	alanes, last := laneStarts[w]&amask, uint(8*ab)-w
+	prev = 1
+	for ; i+8 <= len(src) && (i+ab)*8 <= srcBits; i += ab {
+		nz := orWords(binary.LittleEndian.Uint64(src[i:])&amask, w) & alanes
+		words += bits.OnesCount64(nz)
+		runs += bits.OnesCount64(^nz & alanes & (nz<<w | prev)) // zero words after a non-zero one
+		prev = nz >> last & 1
+		if words+2*runs > limitWords { // the count only grows: past limit already
+			break
+		}
+	}
+	return i, words, runs, prev
+}
+
+// alignedCounts3 is alignedCounts for 3-bit words (DefaultWordBits), its shifts constant.
+func alignedCounts3(src []byte, srcBits int, limitWords int) (i, words, runs int, prev uint64) {
+	const w = 3
+	const ab = 6 // alignedBytes[3]
+	const amask = uint64(1)<<(8*ab) - 1
+	const alanes, last = 0o111111111111111111 & amask, 8*ab - w
+	prev = 1
+	for ; i+8 <= len(src) && (i+ab)*8 <= srcBits; i += ab {
+		v := binary.LittleEndian.Uint64(src[i:]) & amask
+		t := v | v>>1
+		nz := (t | t>>1) & alanes
+		words += bits.OnesCount64(nz)
+		runs += bits.OnesCount64(^nz & alanes & (nz<<w | prev))
+		prev = nz >> last & 1
+		if words+2*runs > limitWords {
+			break
+		}
+	}
+	return i, words, runs, prev
+}
 
 // alignedBytes[w] is the bytes of lowerBound's aligned blocks for w-bit words: the most whole
 // words that fill whole bytes and fit in 7 bytes (an 8-byte load holds them at any offset).
