@@ -35,10 +35,9 @@ type huffEntry struct {
 type HuffmanTable struct {
 	lengths [256]uint8
 	enc     [256]huffEntry
-	// codes, pow2 and lens are enc apart for encode: the code, 2 to the
-	// power of its length, and its length.
+	// codes and pow2 are enc apart for encode, with lengths: the code, and
+	// 2 to the power of its length.
 	codes, pow2 [256]uint64
-	lens        [256]uint8
 	// dec maps the next HuffmanMaxBits bits of the stream to the byte (low
 	// 8 bits) and its code length (high bits).
 	dec [1 << HuffmanMaxBits]uint16
@@ -88,7 +87,7 @@ func (t *HuffmanTable) build() error {
 			rev |= (c >> (int(l) - 1 - i) & 1) << i
 		}
 		t.enc[s] = huffEntry{code: uint16(rev), len: l}
-		t.codes[s], t.pow2[s], t.lens[s] = uint64(rev), 1<<l, l
+		t.codes[s], t.pow2[s] = uint64(rev), 1<<l
 		for x := rev; x < 1<<HuffmanMaxBits; x += 1 << l {
 			t.dec[x] = uint16(s) | uint16(l)<<8
 		}
@@ -115,7 +114,7 @@ func (t *HuffmanTable) encode(dst, src []byte) int {
 	var acc uint64
 	var n uint // pending bits in acc, < 8 between groups
 	pos, i := 0, 0
-	codes, pow2, lens := &t.codes, &t.pow2, &t.lens
+	codes, pow2, lens := &t.codes, &t.pow2, &t.lengths
 	for ; i+4 <= len(src) && pos+8 <= len(dst); i += 4 {
 		s := src[i : i+4 : i+4]
 		b0, b1, b2, b3 := s[0], s[1], s[2], s[3]

@@ -116,8 +116,8 @@ func (r *ring) start(seq Seq) *pending {
 		}
 	}
 	p.reset(seq)
-	if cap(p.ents) < r.maxEnts || p.ents == nil {
-		p.ents = make([]pendingEnt, 0, max(r.maxEnts+r.maxEnts/4, 1))
+	if cap(p.ents) < r.maxEnts {
+		p.ents = make([]pendingEnt, 0, r.maxEnts+r.maxEnts/4)
 	}
 	if cap(p.states) < r.maxStates {
 		p.states = make([]pendingState, 0, r.maxStates)
