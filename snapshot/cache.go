@@ -3,6 +3,7 @@ package snapshot
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sync/atomic"
 	"unsafe"
 
@@ -66,9 +67,11 @@ type FrameCache struct {
 	// records chained per cache entry, keyed by the base state's version, their delta bits in
 	// memoBuf. Both are bounded (memoRecs, memoBytes); when full, deltas are written without
 	// being kept.
-	memo     []memoRec
-	memoBuf  []byte
-	memoHits int // deltas replayed from the memo since the cache was made (tests)
+	memo      []memoRec
+	memoBuf   []byte
+	memoHits  int // deltas replayed from the memo since the cache was made (tests)
+	keptHits  int // encodings kept from the generation before by their EntityVersion (tests)
+	stateHits int // state deltas replayed from a state's memo (tests)
 	// runs share longer stretches: the bits of consecutive entities one client wrote (each
 	// changed, against the base state of a known version), replayed whole or in part for
 	// the next client whose members and base versions match (Encoder.writeCached). Their
@@ -248,12 +251,29 @@ type stateEntry struct {
 	bits   uint16
 	off    uint32 // in FrameCache.buf
 	layout bitmsg.Layout
+	// memo: the deltas of this state written this generation against up to stateMemos
+	// different base states (the first nmemo), kept for the next client with the same base: a
+	// state shared by every client (a scoreboard) changes for all of them at once, against the
+	// same base where their acknowledgements kept step. Not used through a view.
+	memo  [stateMemos]stateMemo
+	nmemo uint8
+}
+
+// stateMemos bounds the base states a state's deltas are kept for in one generation.
+const stateMemos = 4
+
+// stateMemo is one kept delta of a state: the base state's baseBits bits at baseOff and the
+// delta's outBits bits at outOff, both in FrameCache.memoBuf.
+type stateMemo struct {
+	baseOff, outOff   uint32
+	baseBits, outBits uint16
 }
 
 // cacheEntry is one entity's encoding in the current generation (its layout is in
 // FrameCache.layouts).
 type cacheEntry struct {
 	ver  uint64 // the state's version: the same while the entity's bits do not change
+	gver uint64 // the world's EntityVersion of the state (0: none)
 	gen  uint32
 	off  uint32      // in FrameCache.buf
 	sh   shareHeads  // its delta records and runs of this generation (FrameCache.heads)
@@ -310,17 +330,37 @@ func (c *FrameCache) Prepare(f game.Frame, world Entities, reg *game.Registry, p
 	if c.view {
 		return errors.New("snapshot: Prepare on a view of a FrameCache")
 	}
-	c.begin(f)
-	for n := range pvs.All() {
-		if _, err := c.entity(n, world, reg); err != nil {
-			return err
+	c.begin(f)                        // makes c.ents
+	vers, _ := world.(EntityVersions) // asked once per frame, not per entity
+	ents, gen := c.ents[:game.MaxEntities], c.gen
+	for i, bits := range pvs {
+		for bits != 0 {
+			b := bits & -bits
+			bits &^= b
+			n := game.EntityNum(i*32 + trailingZeros(b))
+			ce := &ents[n]
+			if ce.gen == gen {
+				continue // looked up this frame already
+			}
+			gver := uint64(0)
+			if vers != nil {
+				if gver = vers.EntityVersion(n); c.unchanged(ce, gver) {
+					c.keep(ce)
+					continue
+				}
+			}
+			if _, err := c.encode(n, ce, world, gver, reg); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-// entity returns entity n's cache entry for the current frame, encoding it if needed.
-func (c *FrameCache) entity(n game.EntityNum, world Entities, reg *game.Registry) (*cacheEntry, error) {
+// entity returns entity n's cache entry for the current frame, encoding it if needed: unless
+// vers (world's EntityVersions, or nil) gives the version the entity had in the previous
+// generation, whose bits are then copied.
+func (c *FrameCache) entity(n game.EntityNum, world Entities, vers EntityVersions, reg *game.Registry) (*cacheEntry, error) {
 	if c.view && (c.stale || c.ents == nil) {
 		return nil, ErrNotPrepared
 	}
@@ -331,9 +371,39 @@ func (c *FrameCache) entity(n game.EntityNum, world Entities, reg *game.Registry
 	if c.view {
 		return nil, ErrNotPrepared
 	}
-	ent, typ := world.Entity(n)
+	gver := uint64(0)
+	if vers != nil {
+		if gver = vers.EntityVersion(n); c.unchanged(ce, gver) {
+			c.keep(ce)
+			return ce, nil
+		}
+	}
+	return c.encode(n, ce, world, gver, reg)
+}
+
+// unchanged reports whether entry ce, last looked up in the previous generation, holds an
+// entity whose EntityVersion was and still is gver (not 0): the world says nothing of it changed.
+func (c *FrameCache) unchanged(ce *cacheEntry, gver uint64) bool {
+	return gver != 0 && gver == ce.gver && ce.gen == c.gen-1 && ce.gen != 0 && ce.typ != game.NoType
+}
+
+// keep carries entry ce's state from the previous generation into this one (unchanged): the
+// same type, bits, layout and version, the bits copied from prevBuf.
+func (c *FrameCache) keep(ce *cacheEntry) {
+	off := c.reserve()
+	nb := (uint32(ce.bits) + 7) / 8
+	c.buf = c.buf[:off+int(nb)]
+	copy(c.buf[off:], c.prevBuf[ce.off:ce.off+nb])
+	ce.gen, ce.off, ce.sh = c.gen, uint32(off), shareHeads{memo: -1, run: -1}
+	c.keptHits++
+}
+
+// encode writes entity n's state (entry ce) for this generation through its WriteSnapshot;
+// gver is the world's EntityVersion of it (0: none).
+func (c *FrameCache) encode(n game.EntityNum, ce *cacheEntry, world Entities, gver uint64, reg *game.Registry) (*cacheEntry, error) {
 	prev := *ce // the previous generation's entry, when its gen is c.gen-1 (its bits in prevBuf)
-	ce.typ, ce.bits, ce.sh, ce.ver = game.NoType, 0, shareHeads{memo: -1, run: -1}, 0
+	ent, typ := world.Entity(n)
+	ce.typ, ce.bits, ce.sh, ce.ver, ce.gver = game.NoType, 0, shareHeads{memo: -1, run: -1}, 0, gver
 	if ent == nil {
 		ce.gen = c.gen
 		return ce, nil
@@ -341,12 +411,7 @@ func (c *FrameCache) entity(n game.EntityNum, world Entities, reg *game.Registry
 	if !reg.Known(typ) {
 		return nil, fmt.Errorf("%w: entity %d has unregistered type %d", ErrInput, n, typ)
 	}
-	off := len(c.buf)
-	if cap(c.buf)-off < game.MaxStateBytes+8 {
-		nb := make([]byte, off, 2*cap(c.buf)+game.MaxStateBytes+8)
-		copy(nb, c.buf)
-		c.buf = nb
-	}
+	off := c.reserve()
 	c.dw.Reset(nil, 0, nil, c.buf[off:off+game.MaxStateBytes])
 	c.dw.RecordLayout(&c.layouts[n])
 	ent.WriteSnapshot(&c.dw)
@@ -366,6 +431,18 @@ func (c *FrameCache) entity(n game.EntityNum, world Entities, reg *game.Registry
 	}
 	ce.gen, ce.typ, ce.bits, ce.off, ce.ver = c.gen, typ, uint16(nbits), uint32(off), ver
 	return ce, nil
+}
+
+// reserve makes room for one more state at the end of c.buf (its largest size, and 8 bytes
+// more for the whole-word reads past a state's bits) and returns its offset.
+func (c *FrameCache) reserve() int {
+	off := len(c.buf)
+	if cap(c.buf)-off < game.MaxStateBytes+8 {
+		nb := make([]byte, off, 2*cap(c.buf)+game.MaxStateBytes+8)
+		copy(nb, c.buf)
+		c.buf = nb
+	}
+	return off
 }
 
 // state returns entry ce's state bits; the slice runs on past them to the end of the buffer's
@@ -423,12 +500,7 @@ func (c *FrameCache) stateOf(s game.Snapshotter, hint *int32) (*stateEntry, erro
 		c.states = append(c.states, stateEntry{})
 	}
 	se := &c.states[c.nstates]
-	off := len(c.buf)
-	if cap(c.buf)-off < game.MaxStateBytes+8 {
-		nb := make([]byte, off, 2*cap(c.buf)+game.MaxStateBytes+8)
-		copy(nb, c.buf)
-		c.buf = nb
-	}
+	off := c.reserve()
 	c.dw.Reset(nil, 0, nil, c.buf[off:off+game.MaxStateBytes])
 	c.dw.RecordLayout(&se.layout)
 	s.WriteSnapshot(&c.dw)
@@ -437,7 +509,7 @@ func (c *FrameCache) stateOf(s game.Snapshotter, hint *int32) (*stateEntry, erro
 	}
 	_, nbits := c.dw.State()
 	c.buf = c.buf[:off+(nbits+7)/8]
-	se.s, se.bits, se.off = s, uint16(nbits), uint32(off)
+	se.s, se.bits, se.off, se.nmemo = s, uint16(nbits), uint32(off), 0
 	if hint != nil {
 		*hint = int32(c.nstates)
 	}
@@ -507,4 +579,41 @@ func (c *FrameCache) writeEntDelta(w *bitmsg.Writer, n game.EntityNum, ce *cache
 	c.memoMemory()
 	c.memo = append(c.memo, memoRec{next: h.memo, baseVer: baseVer, outBits: memoNoOut})
 	h.memo = int32(len(c.memo) - 1)
+}
+
+// writeStateDelta writes the delta of state entry se (st, nbits bits) against a base state
+// (base, baseBits bits; base runs on past them) into w as WriteDelta does, replaying the delta
+// kept for an equal base (the bytes compared: a base's bits past baseBits are zero) or keeping
+// the one it writes while se and the memory have room. It reports false when w failed.
+func (c *FrameCache) writeStateDelta(w *bitmsg.Writer, se *stateEntry, st []byte, nbits int, base []byte, baseBits int) bool {
+	nbb := uint32(baseBits+7) / 8
+	for i := range se.nmemo {
+		m := &se.memo[i]
+		if int(m.baseBits) == baseBits && string(c.memoBuf[m.baseOff:m.baseOff+nbb]) == string(base[:nbb]) {
+			w.WriteBitsFrom(c.memoBuf[m.outOff:cap(c.memoBuf)], int(m.outBits)) // words past the bits: the fast reads
+			c.stateHits++
+			return w.Err() == nil
+		}
+	}
+	start := w.Len()
+	w.WriteDelta(&se.layout, st, nbits, base, baseBits)
+	if w.Err() != nil {
+		return false
+	}
+	out := w.Len() - start
+	if int(se.nmemo) == stateMemos || out > math.MaxUint16 {
+		return true
+	}
+	c.memoMemory()
+	if cap(c.memoBuf)-len(c.memoBuf) < int(nbb)+(out+7)/8 {
+		return true // the generation's memory is spent: written, not kept
+	}
+	m := &se.memo[se.nmemo]
+	m.baseOff, m.baseBits = uint32(len(c.memoBuf)), uint16(baseBits)
+	c.memoBuf = append(c.memoBuf, base[:nbb]...)
+	m.outOff = uint32(len(c.memoBuf))
+	c.memoBuf, out = w.AppendSince(c.memoBuf, start)
+	m.outBits = uint16(out)
+	se.nmemo++
+	return true
 }

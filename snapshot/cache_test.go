@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -92,6 +93,7 @@ func TestCachedBuildMatchesReference(t *testing.T) {
 		}
 	}
 	var cache FrameCache
+	vw := &versionedWorld{EntityTable: world}
 	bufA, bufB := make([]byte, 1<<16), make([]byte, 1<<16)
 	var snap Snapshot
 	written, omittedSome := 0, false
@@ -147,6 +149,20 @@ func TestCachedBuildMatchesReference(t *testing.T) {
 			}
 			cls[rng.IntN(clients)].pvs.Add(n)
 		}
+		// Most ticks, Prepare first, through a world that gives versions (the entities whose
+		// version stayed keep their encoding); otherwise every Build encodes lazily.
+		if tick%5 != 4 {
+			vw.refresh(t)
+			var all PVS
+			for n := range world.Entities() {
+				if rng.IntN(6) > 0 {
+					all.Add(n)
+				}
+			}
+			if err := cache.Prepare(frame, vw, reg, &all); err != nil {
+				t.Fatal(err)
+			}
+		}
 		for _, c := range cls {
 			for range 3 {
 				n := game.EntityNum(rng.IntN(1000))
@@ -191,10 +207,37 @@ func TestCachedBuildMatchesReference(t *testing.T) {
 			}
 		}
 	}
-	if written == 0 || !omittedSome || statesWritten == 0 || statesSame == 0 || cache.memoHits == 0 || cache.runHits == 0 {
-		t.Fatalf("weak test: %d entities written, omitted some %v; states written %d, unchanged %d; %d deltas shared, %d in runs", written, omittedSome, statesWritten, statesSame, cache.memoHits, cache.runHits)
+	if written == 0 || !omittedSome || statesWritten == 0 || statesSame == 0 || cache.memoHits == 0 || cache.runHits == 0 || cache.keptHits == 0 || cache.stateHits == 0 {
+		t.Fatalf("weak test: %d entities written, omitted some %v; states written %d, unchanged %d; %d deltas shared, %d in runs; %d encodings kept by version; %d state deltas shared", written, omittedSome, statesWritten, statesSame, cache.memoHits, cache.runHits, cache.keptHits, cache.stateHits)
 	}
-	t.Logf("%d entities written, %d deltas shared between clients, %d of them in runs", written, cache.memoHits, cache.runHits)
+	t.Logf("%d entities written, %d deltas shared between clients, %d of them in runs; %d encodings kept by version; %d state deltas shared", written, cache.memoHits, cache.runHits, cache.keptHits, cache.stateHits)
+}
+
+// versionedWorld is a world with EntityVersions whose versions the test derives by comparing
+// every entity's type and state with what it was at the last refresh (a game tracks its changes
+// instead).
+type versionedWorld struct {
+	*game.EntityTable
+	ver   [game.MaxEntities]uint64
+	last  [game.MaxEntities]string
+	clock uint64
+}
+
+func (v *versionedWorld) EntityVersion(n game.EntityNum) uint64 { return v.ver[n] }
+
+// refresh gives every entity whose type or state changed since the last refresh a new version.
+func (v *versionedWorld) refresh(t *testing.T) {
+	for n := range game.MaxEntities {
+		key := ""
+		if e, typ := v.Entity(game.EntityNum(n)); e != nil {
+			b, nbits := fullState(t, e)
+			key = fmt.Sprintf("%d/%d/%x", typ, nbits, b)
+		}
+		if v.ver[n] == 0 || key != v.last[n] {
+			v.clock++
+			v.ver[n], v.last[n] = v.clock, key
+		}
+	}
 }
 
 // TestFrameCacheInvalidate: a change within a frame is picked up only after Invalidate.

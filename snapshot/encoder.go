@@ -19,6 +19,22 @@ type Entities interface {
 	Entity(n game.EntityNum) (game.Entity, game.TypeID)
 }
 
+// EntityVersions is an optional interface of the Entities given to a FrameCache: a world that
+// tracks which entities its frames change, as most entities of a frame do not (a map's lights,
+// pickups and props between uses). The cache keeps the previous frame's encoding of an entity
+// whose version did not change instead of calling its WriteSnapshot again and comparing the bits
+// (snapwire's, not DOOM III's: the paper writes every entity of a snapshot through
+// WriteToSnapshot, §5).
+type EntityVersions interface {
+	// EntityVersion returns a number that identifies entity n's current state: its presence,
+	// its type and every variable its WriteSnapshot writes. A world returns a new number after
+	// any change to them, never one it returned for another state of n, and never one another
+	// world given to the same cache could return for n; 0 means not known (the entity is
+	// encoded). A wrong version sends a stale state, so a world that cannot see all of its
+	// changes (its entities' fields set from outside) must not implement it, or must be told.
+	EntityVersion(n game.EntityNum) uint64
+}
+
 // Input is what the server gives Encoder.Build for one client's snapshot.
 type Input struct {
 	Frame      game.Frame    // game frame of the snapshot (the state after running it)
@@ -169,7 +185,7 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 					ce = &ents[n]
 				} else {
 					var err error
-					if ce, err = cache.entity(n, in.World, e.reg); err != nil {
+					if ce, err = cache.entity(n, in.World, nil, e.reg); err != nil {
 						e.members = members
 						return err
 					}
@@ -538,7 +554,11 @@ func (e *Encoder) writeCachedState(w *bitmsg.Writer, c *FrameCache, id game.Stat
 		}
 	}
 	w.WriteBool(true)
-	w.WriteDelta(&se.layout, st, nbits, bstate, bbits)
+	if c.view {
+		w.WriteDelta(&se.layout, st, nbits, bstate, bbits)
+	} else if !c.writeStateDelta(w, se, st, nbits, bstate, bbits) {
+		return fmt.Errorf("snapshot: state %d: %w", id, w.Err())
+	}
 	if err := w.Err(); err != nil {
 		return fmt.Errorf("snapshot: state %d: %w", id, err)
 	}

@@ -43,6 +43,7 @@ func (w *World) runFrame(t *game.Tick, s game.CoarseStep) {
 		if exact {
 			steps = 1
 		}
+		w.touch(n) // view, buttons, cooldown, movement: a running player changes every frame
 		w.playerFrame(n, p, &cmd, f, ev, t.Predicting, steps)
 	}
 	if s.Frames == 0 {
@@ -53,6 +54,7 @@ func (w *World) runFrame(t *game.Tick, s game.CoarseStep) {
 		if !w.isPresent(n) {
 			continue
 		}
+		w.touch(n) // in flight it moves; exploded, it may go
 		if s.Frames == 1 {
 			w.rocketFrame(n, &w.Rockets[i], f, ev, t.Predicting)
 		} else {
@@ -66,6 +68,7 @@ func (w *World) runFrame(t *game.Tick, s game.CoarseStep) {
 	for i := range w.Pickups {
 		if pk := &w.Pickups[i]; pk.Respawn != 0 && f >= pk.Respawn && w.isPresent(game.EntityNum(w.Map.FirstPickup+i)) {
 			pk.Respawn = 0
+			w.touch(game.EntityNum(w.Map.FirstPickup + i))
 		}
 	}
 	for r := range w.Map.Rooms {
@@ -86,6 +89,7 @@ func (w *World) runFrame(t *game.Tick, s game.CoarseStep) {
 	for i := range w.Props {
 		if spin := w.Map.props[i].Spin; spin != 0 && w.isPresent(game.EntityNum(w.Map.FirstProp+i)) {
 			w.Props[i].Yaw += spin * uint16(s.Frames)
+			w.touch(game.EntityNum(w.Map.FirstProp + i))
 		}
 	}
 	w.matchFrame(f)
@@ -253,6 +257,7 @@ func (w *World) use(p *Player, f game.Frame, ev game.EventSink) {
 
 func (w *World) setDoor(i int, s DoorState, f game.Frame, ev game.EventSink) {
 	w.Doors[i] = Door{State: s, Since: f}
+	w.touch(game.EntityNum(w.Map.FirstDoor + i))
 	w.ev.Reset(w.evBuf[:])
 	w.ev.WriteBits(uint32(s), 2)
 	w.ev.WriteUint32(uint32(f))
@@ -262,6 +267,7 @@ func (w *World) setDoor(i int, s DoorState, f game.Frame, ev game.EventSink) {
 func (w *World) toggleLight(i int, f game.Frame, ev game.EventSink) {
 	l := &w.Lights[i]
 	l.On = !l.On
+	w.touch(game.EntityNum(w.Map.FirstLight + i))
 	w.ev.Reset(w.evBuf[:])
 	w.ev.WriteBool(l.On)
 	w.ev.WriteUint32(uint32(f))
@@ -328,6 +334,7 @@ func (w *World) rocketFrame(n game.EntityNum, k *Rocket, f game.Frame, ev game.E
 // radius, and leaves the rocket inert at the explosion point.
 func (w *World) explode(n game.EntityNum, k *Rocket, at vec2, direct int, f game.Frame, ev game.EventSink) {
 	k.X, k.Y, k.Exploded = at.X, at.Y, f
+	w.touch(n)
 	owner := w.rocketOwner(n)
 	for j := range w.Players {
 		o := &w.Players[j]
@@ -371,6 +378,7 @@ func (w *World) explode(n game.EntityNum, k *Rocket, at vec2, direct int, f game
 
 // damage takes dmg from a player, armor absorbing two thirds while it lasts, and scores a death.
 func (w *World) damage(victim game.EntityNum, o *Player, attacker game.EntityNum, dmg int32, f game.Frame) {
+	w.touch(victim) // and its knockback (explode)
 	save := dmg * 2 / 3
 	if save > o.Armor {
 		save = o.Armor
@@ -469,6 +477,8 @@ func (w *World) pickupFrame(i int, f game.Frame) {
 		}
 		n := game.EntityNum(w.Map.FirstPickup + i)
 		pk.Respawn = f + PickupRespawn + game.Frame(hash64(w.Map.cfg.Seed, f, n, saltPickup)%PickupJitter)
+		w.touch(n)
+		w.touch(game.EntityNum(j))
 		return
 	}
 }

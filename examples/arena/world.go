@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"math/bits"
+	"sync/atomic"
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
@@ -122,6 +123,44 @@ type World struct {
 	frame    game.Frame // the last frame run (0 after Load)
 	ev       bitmsg.Writer
 	evBuf    [16]byte
+
+	// versions[n] is entity n's EntityVersion: the value of clock when the world last changed the
+	// entity (touch). clock counts in a block of numbers no other World's load drew (worldClocks),
+	// so that two worlds never give one FrameCache the same version for different states.
+	versions [game.MaxEntities]uint64
+	clock    uint64
+}
+
+// worldClocks hands each load of a World its block of 2^40 versions (a million changes a second
+// for 34 years), from 1 on.
+var worldClocks atomic.Uint64
+
+const versionBlock = 1 << 40
+
+// EntityVersion implements snapshot.EntityVersions: a number that changes with every change the
+// world makes to entity n (its presence, type or a variable its WriteSnapshot writes) through
+// RunFrame, RunCoarseFrame, Spawn, Remove, ClientConnected, ClientDisconnected and Load, which
+// lets a server's FrameCache skip the entities a frame left alone. Code that sets an entity's
+// fields directly (a test, a tool, a client's ReadSnapshot) calls Touch after; a client's world,
+// whose states come from ReadSnapshot, is never given to a FrameCache. 0 before a map is loaded.
+func (w *World) EntityVersion(n game.EntityNum) uint64 {
+	if int(n) >= game.MaxEntities {
+		return 0
+	}
+	return w.versions[n]
+}
+
+// Touch records that entity n changed outside the world's own code (EntityVersion).
+func (w *World) Touch(n game.EntityNum) {
+	if int(n) < game.MaxEntities && w.clock != 0 {
+		w.touch(n)
+	}
+}
+
+// touch gives entity n a new version.
+func (w *World) touch(n game.EntityNum) {
+	w.clock++
+	w.versions[n] = w.clock
 }
 
 // NewWorld returns a world on the map cfg selects, with the map's entities spawned (Load).
@@ -171,6 +210,10 @@ func (w *World) load(cfg Config) error {
 	}
 	w.present = [game.MaxEntities / 64]uint64{}
 	w.frame = 0
+	w.clock = worldClocks.Add(versionBlock) - versionBlock + 1
+	for n := range w.versions {
+		w.touch(game.EntityNum(n)) // a new map: no version of an old world's state is current
+	}
 	for i := range w.Lights {
 		w.Lights[i].On = m.lights[i].On
 	}
@@ -191,6 +234,7 @@ func (w *World) isPresent(n game.EntityNum) bool {
 }
 
 func (w *World) setPresent(n game.EntityNum, on bool) {
+	w.touch(n)
 	if on {
 		w.present[n/64] |= 1 << (n % 64)
 	} else {

@@ -131,8 +131,10 @@ func cycleDoors(w *arena.World, f game.Frame, period int) {
 		switch {
 		case phase == 0 && d.State == arena.DoorClosed:
 			d.State, d.Since = arena.DoorOpening, f
+			w.Touch(game.EntityNum(w.Map.FirstDoor + i)) // changed outside the world's code
 		case phase == period && d.State == arena.DoorOpen:
 			d.State, d.Since = arena.DoorClosing, f
+			w.Touch(game.EntityNum(w.Map.FirstDoor + i))
 		}
 	}
 }
