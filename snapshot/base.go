@@ -248,12 +248,24 @@ func (b *CommonBase) compact() {
 // their state.
 func (b *CommonBase) apply(p *pending) {
 	b.seq, b.pvs = p.seq, *p.pvs
+	arena, buf := b.arena, p.buf
 	for i := range p.ents {
 		pe := &p.ents[i]
 		e := &b.ents[pe.num]
-		b.store(e, p.buf[pe.off:], int(pe.bits))
 		e.typ = pe.typ
 		e.labelLo, e.labelHi = pe.verLo, pe.verHi // 0 when built without a cache, or a client's
+		// store, inline for the common case: the state fits the entity's slot.
+		if nb := (uint32(pe.bits) + 7) / 8; nb <= uint32(e.cap) {
+			dst := arena[e.off : e.off+nb]
+			copy(dst, buf[pe.off:pe.off+nb])
+			if r := pe.bits & 7; r != 0 && nb > 0 {
+				dst[nb-1] &= byte(1)<<r - 1
+			}
+			e.bits = pe.bits
+			continue
+		}
+		b.storeNew(e, buf[pe.off:], int(pe.bits))
+		arena = b.arena // storeNew may have moved it
 	}
 	for i := range p.states {
 		ps := &p.states[i]
