@@ -293,8 +293,9 @@ func (c *Channel) Send(now time.Duration, typ MessageType, payload []byte, emit 
 		hbytes := -1
 		if c.cfg.Huffman != nil && room > 0 {
 			// Coded straight into its own buffer (room for the longest codes): the coder's
-			// length is the size, with no counting pass before it.
-			c.hstream = grow(c.hstream, k+(bodyLen*HuffmanMaxBits+7)/8)
+			// length is the size, with no counting pass before it. 16 bytes more let its
+			// 16-byte loop, which needs that room, run to the last 16 bytes of the body.
+			c.hstream = grow(c.hstream, k+(bodyLen*HuffmanMaxBits+7)/8+16)
 			if hb := c.cfg.Huffman.encode(c.hstream[k:], body); hb <= room {
 				hbytes, room = hb, hb // zrle must now do at least as well
 			}

@@ -35,9 +35,9 @@ type huffEntry struct {
 type HuffmanTable struct {
 	lengths [256]uint8
 	enc     [256]huffEntry
-	// codes and pow2 are enc apart for encode, with lengths: the code, and
-	// 2 to the power of its length.
-	codes, pow2 [256]uint64
+	// codes and lens are enc apart for encode, in 64-bit words: the code
+	// and its length.
+	codes, lens [256]uint64
 	// dec maps the next HuffmanMaxBits bits of the stream to the byte (low
 	// 8 bits) and its code length (high bits).
 	dec [1 << HuffmanMaxBits]uint16
@@ -87,7 +87,7 @@ func (t *HuffmanTable) build() error {
 			rev |= (c >> (int(l) - 1 - i) & 1) << i
 		}
 		t.enc[s] = huffEntry{code: uint16(rev), len: l}
-		t.codes[s], t.pow2[s] = uint64(rev), 1<<l
+		t.codes[s], t.lens[s] = uint64(rev), uint64(l)
 		for x := rev; x < 1<<HuffmanMaxBits; x += 1 << l {
 			t.dec[x] = uint16(s) | uint16(l)<<8
 		}
@@ -106,28 +106,74 @@ func (t *HuffmanTable) bits(src []byte) int {
 
 // encode writes src Huffman coded into dst, which must hold
 // (t.bits(src)+7)/8 bytes, the last byte padded with zero bits, and
-// returns the number of bytes written. Four codes (at most 48 bits) are
-// joined and stored with one 8-byte store while 8 bytes of dst are left;
-// encodeFrom, the byte-at-a-time coder, finishes (huffman_test.go
-// compares the two).
+// returns the number of bytes written. It codes 16 bytes of src per
+// iteration, in four groups of four codes (at most 4*HuffmanMaxBits = 48
+// bits, which with the < 8 pending bits fit one 8-byte store), while dst
+// has room for the iteration's stores even if every code were
+// HuffmanMaxBits long: that is checked once, on the length of src coded
+// this way, so the loop needs no test of its own on dst (the slice
+// conversions' bounds checks never fail). encodeFrom, the byte-at-a-time
+// coder, finishes (huffman_test.go compares the two).
 func (t *HuffmanTable) encode(dst, src []byte) int {
 	var acc uint64
 	var n uint // pending bits in acc, < 8 between groups
 	pos, i := 0, 0
-	codes, pow2, lens := &t.codes, &t.pow2, &t.lengths
-	for ; i+4 <= len(src) && pos+8 <= len(dst); i += 4 {
-		s := src[i : i+4 : i+4]
-		b0, b1, b2, b3 := s[0], s[1], s[2], s[3]
-		// The four codes joined by multiplying (Horner): no variable shift, whose count would
-		// have to sit in CX (x86 before BMI2).
-		v := codes[b0] + pow2[b0]*(codes[b1]+pow2[b1]*(codes[b2]+pow2[b2]*codes[b3]))
-		acc |= v << (n & 7)
-		n = n&7 + uint(lens[b0]) + uint(lens[b1]) + uint(lens[b2]) + uint(lens[b3])
-		binary.LittleEndian.PutUint64(dst[pos:], acc)
-		pos += int(n >> 3)
-		acc >>= (n &^ 7) & 63
+	// An iteration stores at most 40 bytes from pos (below), and before it pos <=
+	// i*HuffmanMaxBits/8: it fits while i*HuffmanMaxBits <= 8*(len(dst)-40). The
+	// three-index slices give body and out a capacity equal to their length, so that
+	// the conversions below check one bound each.
+	end := 0
+	if len(dst) >= 40 {
+		end = min(len(src), 8*(len(dst)-40)/HuffmanMaxBits+16)
 	}
-	return pos + t.encodeFrom(dst[pos:], src[i:], acc, n&7)
+	body, out := src[:end:end], dst[:len(dst):len(dst)]
+	for ; i+16 <= len(body); i += 16 {
+		s := (*[16]byte)(body[i : i+16 : i+16])
+		// The groups' stores start p <= 3*6 bytes into d (p&31 == p: the mask only tells
+		// the compiler that d[p&31:] holds 8 bytes).
+		d := (*[40]byte)(out[pos : pos+40 : pos+40])
+		acc, n = t.put(acc, n, s[0])
+		acc, n = t.put(acc, n, s[1])
+		acc, n = t.put(acc, n, s[2])
+		acc, n = t.put(acc, n, s[3])
+		binary.LittleEndian.PutUint64(d[:], acc)
+		p := n >> 3
+		acc >>= n & 56
+		n &= 7
+		acc, n = t.put(acc, n, s[4])
+		acc, n = t.put(acc, n, s[5])
+		acc, n = t.put(acc, n, s[6])
+		acc, n = t.put(acc, n, s[7])
+		binary.LittleEndian.PutUint64(d[p&31:], acc)
+		p += n >> 3
+		acc >>= n & 56
+		n &= 7
+		acc, n = t.put(acc, n, s[8])
+		acc, n = t.put(acc, n, s[9])
+		acc, n = t.put(acc, n, s[10])
+		acc, n = t.put(acc, n, s[11])
+		binary.LittleEndian.PutUint64(d[p&31:], acc)
+		p += n >> 3
+		acc >>= n & 56
+		n &= 7
+		acc, n = t.put(acc, n, s[12])
+		acc, n = t.put(acc, n, s[13])
+		acc, n = t.put(acc, n, s[14])
+		acc, n = t.put(acc, n, s[15])
+		binary.LittleEndian.PutUint64(d[p&31:], acc)
+		pos += int(p + n>>3)
+		acc >>= n & 56
+		n &= 7
+	}
+	return pos + t.encodeFrom(dst[pos:], src[i:], acc, n)
+}
+
+// put returns acc with b's code above its n bits, and the new number of bits. The count
+// is masked to 63 so that the shift compiles to one instruction (n < 64 here; Go would
+// otherwise test for counts of 64 and more). One shift per code needs fewer registers
+// than joining four codes by multiplying, and so fewer spills in the 16-byte loop.
+func (t *HuffmanTable) put(acc uint64, n uint, b byte) (uint64, uint) {
+	return acc | t.codes[b]<<(n&63), n + uint(t.lens[b])
 }
 
 // encodeRef is the byte-at-a-time Huffman coder (encode's reference).

@@ -2,7 +2,9 @@ package zrle
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"testing"
@@ -226,5 +228,121 @@ func BenchmarkCompressPrevious(b *testing.B) {
 				wordCompress(dst, src, len(src)*8, w)
 			}
 		})
+	}
+}
+
+// TestLowerBoundMatchesReference: LowerBound is refLowerBound's word-by-word count, and
+// LowerBoundAbove agrees with it at limits around it, for every word size, on inputs long
+// enough for the 3-bit words' 24-byte loop to run many times (and to stop early on the
+// limit), of every length around its blocks, and at every srcBits of the last 40 bits
+// (trailing partial words, garbage past srcBits). Inputs: zero, all ones, sparse, delta-like,
+// random, and alternating stretches of zero and non-zero bytes (runs that cross blocks).
+func TestLowerBoundMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	inputs := func(n int) [][]byte {
+		zero, ones, sparse, random, stretches := make([]byte, n), make([]byte, n), make([]byte, n), make([]byte, n), make([]byte, n)
+		for i := range n {
+			ones[i] = 0xFF
+			random[i] = byte(rng.Uint32())
+			if rng.IntN(40) == 0 {
+				sparse[i] = 1 << rng.IntN(8)
+			}
+		}
+		for i := 0; i < n; {
+			k := 1 + rng.IntN(30)
+			if rng.IntN(2) == 0 {
+				for j := i; j < min(i+k, n); j++ {
+					stretches[j] = byte(rng.Uint32()) | 1
+				}
+			}
+			i += k
+		}
+		return [][]byte{zero, ones, sparse, random, stretches, deltaLike(rng, n)}
+	}
+	check := func(src []byte, srcBits, w int) {
+		lb, _ := refLowerBound(src, srcBits, w)
+		if got := LowerBound(src, srcBits, w); got != lb {
+			t.Fatalf("w=%d len %d bits=%d: LowerBound %d, want %d", w, len(src), srcBits, got, lb)
+		}
+		for _, limit := range []int{0, lb / 3, lb/2 - 1, lb - w - 1, lb - w, lb - 1, lb, lb + 1, lb + w} {
+			if got, want := LowerBoundAbove(src, srcBits, w, limit), lb > limit; got != want {
+				t.Fatalf("w=%d len %d bits=%d: LowerBoundAbove(limit %d) = %v, bound %d", w, len(src), srcBits, limit, got, lb)
+			}
+		}
+	}
+	lengths := []int{0, 1, 5, 6, 7, 8, 23, 24, 25, 26, 27, 47, 48, 49, 50, 51, 52, 53, 97, 98, 99, 100, 101, 1760, 1761, 1762, 1763, 1764, 1765, 1766, 1767}
+	for range 20 {
+		lengths = append(lengths, rng.IntN(3000))
+	}
+	for _, n := range lengths {
+		for _, src := range inputs(n) {
+			for w := MinWordBits; w <= MaxWordBits; w++ {
+				for cut := 0; cut <= min(40, 8*n); cut++ {
+					s := bytes.Clone(src)
+					srcBits := 8*n - cut
+					if r := srcBits % 8; r != 0 {
+						s[srcBits/8] |= 0xFF << r // garbage past srcBits is ignored
+					}
+					check(s, srcBits, w)
+				}
+			}
+		}
+	}
+}
+
+// previousCounts3 is the 3-bit aligned count that alignedCounts3 replaced (one 6-byte block
+// per iteration, two popcounts each), as words + 2*runs, kept for BenchmarkLowerBound's
+// before/after in one run.
+func previousCounts3(src []byte, srcBits int, limitWords int) (i, count int, prev uint64) {
+	const w = 3
+	const ab = 6 // alignedBytes[3]
+	const amask = uint64(1)<<(8*ab) - 1
+	const alanes, last = 0o111111111111111111 & amask, 8*ab - w
+	prev = 1
+	for ; i+8 <= len(src) && (i+ab)*8 <= srcBits; i += ab {
+		v := binary.LittleEndian.Uint64(src[i:]) & amask
+		t := v | v>>1
+		nz := (t | t>>1) & alanes
+		count += bits.OnesCount64(nz) + 2*bits.OnesCount64(^nz&alanes&(nz<<w|prev))
+		prev = nz >> last & 1
+		if count > limitWords {
+			break
+		}
+	}
+	return i, count, prev
+}
+
+// BenchmarkLowerBound: the 3-bit aligned count over a delta-like body of a 64-player
+// snapshot's size, without a limit (netchan's limit is near the bound, so it reads nearly
+// all of it), against the previous loop.
+func BenchmarkLowerBound(b *testing.B) {
+	src := deltaLike(rand.New(rand.NewPCG(7, 8)), 1760)
+	for _, c := range []struct {
+		name string
+		f    func([]byte, int, int) (int, int, uint64)
+	}{{"aligned", alignedCounts3}, {"previous", previousCounts3}} {
+		b.Run(c.name, func(b *testing.B) {
+			if _, n, _ := c.f(src, len(src)*8, math.MaxInt); n == 0 {
+				b.Fatal("no count")
+			}
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				c.f(src, len(src)*8, math.MaxInt)
+			}
+		})
+	}
+}
+
+// The previous loop and alignedCounts3 count the same (up to where each stops).
+func TestPreviousCounts3(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	for range 500 {
+		src := deltaLike(rng, rng.IntN(3000))
+		srcBits := len(src) * 8
+		i, n, p := alignedCounts3(src, srcBits, math.MaxInt)
+		j, m, q := previousCounts3(src[:min(len(src), i+2)], min(srcBits, 8*i), math.MaxInt)
+		if i != j || n != m || p != q {
+			t.Fatalf("len %d: aligned %d %d %d, previous %d %d %d", len(src), i, n, p, j, m, q)
+		}
 	}
 }

@@ -164,18 +164,19 @@ func lowerBound(src []byte, srcBits, wordBits, limit int) int {
 	block := int(div[56]) * wordBits
 	blockMask := uint64(1)<<uint(block) - 1
 	// First, blocks that start on a byte (alignedBytes): one load each, no shift, no end;
-	// with the default word size a constant (its shifts need no count register). prev: 1 when
-	// the word before the next block was non-zero (or there is none).
+	// with the default word size a constant (its shifts need no count register). count: the
+	// bound so far in words, w per non-zero word and 2w per run (words + 2*runs); prev: 1
+	// when the word before the next block was non-zero (or there is none).
 	limitWords := limit / wordBits
-	var i, words, runs int
+	var i, count int
 	var prev uint64
 	if w == DefaultWordBits {
-		i, words, runs, prev = alignedCounts3(src, srcBits, limitWords)
+		i, count, prev = alignedCounts3(src, srcBits, limitWords)
 	} else {
-		i, words, runs, prev = alignedCounts(src, srcBits, w, limitWords)
+		i, count, prev = alignedCounts(src, srcBits, w, limitWords)
 	}
-	if words+2*runs > limitWords {
-		return wordBits * (words + 2*runs)
+	if count > limitWords {
+		return wordBits * count
 	}
 	for p := 8 * i; p < srcBits; p += block {
 		v, end := uint64(0), block // a whole block of bits (whole words)
@@ -187,14 +188,13 @@ func lowerBound(src []byte, srcBits, wordBits, limit int) int {
 		in := lanes & (uint64(1)<<uint(end) - 1)
 		nz := orWords(v, w) & in
 		zl := ^nz & in
-		words += bits.OnesCount64(nz)
-		runs += bits.OnesCount64(zl & (nz<<w | prev)) // zero words after a non-zero one
+		count += bits.OnesCount64(nz) + 2*bits.OnesCount64(zl&(nz<<w|prev)) // zero words after a non-zero one
 		prev = nz >> uint(uint(end)-w) & 1
-		if words+2*runs > limitWords {
+		if count > limitWords {
 			break
 		}
 	}
-	return wordBits * (words + 2*runs)
+	return wordBits * count
 }
 
 // loadTail returns the bits of src from bit p on where a full 8-byte load
@@ -391,45 +391,83 @@ var laneStarts = func() (m [MaxWordBits + 1]uint64) {
 
 // alignedCounts is lowerBound's count over the blocks of src that start on a byte
 // (alignedBytes[w] bytes each, one load, no shift) while a whole block and an 8-byte load fit:
-// the bytes counted, the non-zero words and the runs of zero words in them, and whether the
-// last word was non-zero (1: also when none was counted). It stops once words+2*runs passes
-// limitWords.
-func alignedCounts(src []byte, srcBits int, w uint, limitWords int) (i, words, runs int, prev uint64) {
+// the bytes counted, the bound in words over them (non-zero words + 2*runs of zero words),
+// and whether the last word was non-zero (1: also when none was counted). It stops once the
+// count passes limitWords.
+func alignedCounts(src []byte, srcBits int, w uint, limitWords int) (i, count int, prev uint64) {
 	ab := int(alignedBytes[w])
 	amask := uint64(1)<<(8*ab) - 1
 	alanes, last := laneStarts[w]&amask, uint(8*ab)-w
 	prev = 1
 	for ; i+8 <= len(src) && (i+ab)*8 <= srcBits; i += ab {
 		nz := orWords(binary.LittleEndian.Uint64(src[i:])&amask, w) & alanes
-		words += bits.OnesCount64(nz)
-		runs += bits.OnesCount64(^nz & alanes & (nz<<w | prev)) // zero words after a non-zero one
+		// non-zero words, and twice the zero words after a non-zero one
+		count += bits.OnesCount64(nz) + 2*bits.OnesCount64(^nz&alanes&(nz<<w|prev))
 		prev = nz >> last & 1
-		if words+2*runs > limitWords { // the count only grows: past limit already
+		if count > limitWords { // the count only grows: past limit already
 			break
 		}
 	}
-	return i, words, runs, prev
+	return i, count, prev
 }
 
-// alignedCounts3 is alignedCounts for 3-bit words (DefaultWordBits), its shifts constant.
-func alignedCounts3(src []byte, srcBits int, limitWords int) (i, words, runs int, prev uint64) {
-	const w = 3
-	const ab = 6 // alignedBytes[3]
-	const amask = uint64(1)<<(8*ab) - 1
-	const alanes, last = 0o111111111111111111 & amask, 8*ab - w
+// Constants of alignedCounts3's 6-byte blocks of 16 3-bit words.
+const (
+	lanes3 = 0o111111111111111111 & (1<<48 - 1) // the first bit of each of the 16 words
+	last3  = 45                                 // the first bit of the last word
+)
+
+// alignedCounts3 is alignedCounts for 3-bit words (DefaultWordBits), four 6-byte blocks
+// (24 bytes, 64 words) per iteration, with one test of the limit and one bounds check.
+//
+// A block's count is one popcount, by counting changes instead of runs: in the sequence
+// of words, each non-zero or zero, with the word before the first taken as non-zero (a
+// run at the start counts), the runs of zero words are the changes from non-zero to
+// zero, and these alternate with the changes back, so 2*runs = changes + 1 - last, where
+// last is 1 when the last word is non-zero (a run at the end has no change back). Every
+// change has weight 1, like a non-zero word: a block's flags of changes, shifted one bit
+// (to the middle bits of the words, where no flag of a non-zero word is), join those of
+// its non-zero words in one popcount. The 1 - last is added once, at the end.
+func alignedCounts3(src []byte, srcBits int, limitWords int) (i, count int, prev uint64) {
 	prev = 1
-	for ; i+8 <= len(src) && (i+ab)*8 <= srcBits; i += ab {
-		v := binary.LittleEndian.Uint64(src[i:]) & amask
-		t := v | v>>1
-		nz := (t | t>>1) & alanes
-		words += bits.OnesCount64(nz)
-		runs += bits.OnesCount64(^nz & alanes & (nz<<w | prev))
-		prev = nz >> last & 1
-		if words+2*runs > limitWords {
+	// A block's 8-byte load reads 2 bytes past it: the loop stops 2 bytes before the end
+	// of src, and at the end of the bits to count.
+	end := min(len(src), srcBits/8+2)
+	body := src[:end:end]
+	n := 0 // non-zero words + changes
+	for ; i+26 <= len(body); i += 24 {
+		s := (*[26]byte)(body[i : i+26 : i+26])
+		c0, p0 := block3(binary.LittleEndian.Uint64(s[0:8]), prev)
+		c1, p1 := block3(binary.LittleEndian.Uint64(s[6:14]), p0)
+		c2, p2 := block3(binary.LittleEndian.Uint64(s[12:20]), p1)
+		c3, p3 := block3(binary.LittleEndian.Uint64(s[18:26]), p2)
+		n += c0 + c1 + c2 + c3
+		prev = p3
+		if n > limitWords { // count >= n: past limit already
 			break
 		}
 	}
-	return i, words, runs, prev
+	// Then single blocks, as alignedCounts, to the last whole one.
+	for ; i+8 <= len(body); i += 6 {
+		c, p := block3(binary.LittleEndian.Uint64(body[i:]), prev)
+		n += c
+		prev = p
+		if n > limitWords {
+			break
+		}
+	}
+	return i, n + 1 - int(prev), prev
+}
+
+// block3 returns the non-zero words plus the changes (between non-zero and zero) of the 16
+// 3-bit words in v's low 48 bits, the first compared with the word before, non-zero when
+// prev is 1; and 1 when the last word is non-zero. The bits of v above 48 do not count.
+func block3(v, prev uint64) (int, uint64) {
+	nz := (v | v>>1 | v>>2) & lanes3 // the first bit of each non-zero word (as orWords)
+	ch := (nz<<3 | prev) ^ nz        // changes, at the words' first bits (and bit 48)
+	// << 15 drops the flag of bit 48 shifted to 49 (a change past the block: the next
+	// block's first word is compared there).
+	return bits.OnesCount64((nz | ch<<1) << 15), nz >> last3
 }
 
 // alignedBytes[w] is the bytes of lowerBound's aligned blocks for w-bit words: the most whole
