@@ -308,12 +308,19 @@ func (w *Writer) WriteBitsFrom(src []byte, nbits int) {
 	acc, nacc, pos := w.acc, uint(w.nacc), w.pos
 	i := 0
 	buf := w.buf
-	for ; nbits >= 64 && pos+8 <= len(buf) && i+8 <= len(src); nbits -= 64 {
-		v := binary.LittleEndian.Uint64(src[i:])
-		binary.LittleEndian.PutUint64(buf[pos:], acc|v<<nacc)
-		acc = v >> (64 - nacc) // 0 when nacc is 0
-		pos += 8
-		i += 8
+	// The words that fit both ends, counted first so that the loop has one bound.
+	nw := min(nbits/64, (len(buf)-pos)/8, len(src)/8)
+	if nw > 0 {
+		s, d := src[:nw*8], buf[pos:pos+nw*8]
+		for len(s) >= 8 && len(d) >= 8 {
+			v := binary.LittleEndian.Uint64(s)
+			binary.LittleEndian.PutUint64(d, acc|v<<(nacc&63))
+			acc = v >> 1 >> ((63 - nacc) & 63) // v >> (64 - nacc): 0 when nacc is 0
+			s, d = s[8:], d[8:]
+		}
+		pos += nw * 8
+		i = nw * 8
+		nbits -= nw * 64
 	}
 	// The last bits, under 64, with one load (put64).
 	if nbits > 0 && nbits < 64 && i+8 <= len(src) {
