@@ -111,24 +111,29 @@ func (p *PVS) DeltaBits(base *PVS) int {
 // changed one 1 + 128 bits and 32 more for each chunk in which an entity
 // entered or left.
 func (p *PVS) WriteDelta(w *bitmsg.Writer, base *PVS) {
+	// The chunk mask without a branch per chunk: bit 31 of d|-d is set when d is not 0.
 	var mask [PVSChunks / 32]uint32
-	changed := false
-	for i := range p {
-		if p[i] != base[i] {
-			mask[i>>5] |= 1 << (i & 31)
-			changed = true
+	changed := uint32(0)
+	for j := range mask {
+		a, b := (*[32]uint32)(p[j*32:j*32+32]), (*[32]uint32)(base[j*32:j*32+32])
+		m := uint32(0)
+		for k, c := range a {
+			d := c ^ b[k]
+			m |= (d | -d) >> 31 << k
 		}
+		mask[j] = m
+		changed |= m
 	}
-	w.WriteBool(changed)
-	if !changed {
+	w.WriteBool(changed != 0)
+	if changed == 0 {
 		return
 	}
 	for _, m := range mask {
 		w.WriteBits(m, 32)
 	}
-	for i := range p {
-		if p[i] != base[i] {
-			w.WriteBits(p[i], 32)
+	for j, m := range mask {
+		for ; m != 0; m &= m - 1 {
+			w.WriteBits(p[(j*32+trailingZeros(m))&(PVSChunks-1)], 32)
 		}
 	}
 }
