@@ -248,10 +248,10 @@ func (b *CommonBase) compact() {
 // their state.
 func (b *CommonBase) apply(p *pending) {
 	b.seq, b.pvs = p.seq, *p.pvs
-	arena, buf := b.arena, p.buf
-	for i := range p.ents {
-		pe := &p.ents[i]
-		e := &b.ents[pe.num]
+	arena, buf, pents := b.arena, p.buf, p.ents // in locals: the stores below cannot change them
+	for i := range pents {
+		pe := &pents[i]
+		e := &b.ents[pe.num&(game.MaxEntities-1)] // numbers are below MaxEntities: no bounds check
 		e.typ = pe.typ
 		e.labelLo, e.labelHi = pe.verLo, pe.verHi // 0 when built without a cache, or a client's
 		// store, inline for the common case: the state fits the entity's slot.

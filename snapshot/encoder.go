@@ -365,7 +365,7 @@ func (e *Encoder) writeEntities(w *bitmsg.Writer, p *pending) error {
 // stretch of changed members that another client of the frame wrote
 // against the same base versions is replayed whole from the cache's runs.
 func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error {
-	ents := c.ents[:game.MaxEntities]
+	ents := (*[game.MaxEntities]cacheEntry)(c.ents) // indexed by numbers masked to their range: no bounds checks
 	base := e.base
 	// The pending snapshot's lists in locals, stored back once: no write barrier per entity.
 	pents, pbuf := p.ents, p.buf
@@ -378,8 +378,8 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 	prev := -1
 	for i := 0; i < len(members); i++ {
 		m := &members[i]
-		ce := &ents[m.num]
-		be := &base.ents[m.num]
+		ce := &ents[m.num&(game.MaxEntities-1)]
+		be := &base.ents[m.num&(game.MaxEntities-1)]
 		label := be.label()
 		if label == ce.ver && label != 0 {
 			// Its base state is this very encoding (so of the same type): omitted, whether
@@ -409,7 +409,7 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 						return fmt.Errorf("snapshot: entity %d: %w", m.num, err)
 					}
 					for _, mm := range members[i : i+k] {
-						cm := &ents[mm.num]
+						cm := &ents[mm.num&(game.MaxEntities-1)]
 						pents, pbuf = appendEnt(pents, pbuf, mm.num, mm.typ, c.state(cm), int(cm.bits), cm.ver)
 					}
 					c.memoHits += k
@@ -474,7 +474,7 @@ func (e *Encoder) runMatch(c *FrameCache, r *runRec, i int) int {
 		if m.num != re.num {
 			break
 		}
-		be := &e.base.ents[m.num]
+		be := &e.base.ents[m.num&(game.MaxEntities-1)]
 		if l := be.label(); l != re.label || l == c.ents[m.num].ver || be.typ != m.typ {
 			break
 		}
