@@ -50,6 +50,10 @@ type FrameCache struct {
 	frame game.Frame
 	gen   uint32 // entries of this generation are valid; 0: nothing cached
 	ents  []cacheEntry
+	// typs[n] is entity n's type this generation (NoType: no live entity), typUnknown until the
+	// entity is looked up: what a Build reads first for each entity of its PVS, two bytes
+	// apiece (the entries are 48).
+	typs []game.TypeID
 	// layouts[n]: entity n's field layout, read only to write a delta that is not in the memo
 	// (kept apart from ents so that the entries every client reads stay small).
 	layouts []bitmsg.Layout
@@ -119,6 +123,11 @@ func (c *FrameCache) heads(n game.EntityNum, ce *cacheEntry) *shareHeads {
 	return &h.sh
 }
 
+// typUnknown is FrameCache.typs's mark of an entity not looked up this generation: no TypeID.
+const typUnknown = ^game.TypeID(0)
+
+var _ [typUnknown - game.MaxTypeID - 1]struct{} // typUnknown is above every TypeID
+
 // ErrNotPrepared is returned by a Build through a view of a FrameCache (ShareFrom) that meets
 // an entity or state its cache did not prepare, or another frame than the cache's.
 var ErrNotPrepared = errors.New("snapshot: entity, state or frame not prepared in the shared FrameCache")
@@ -139,7 +148,7 @@ func (v *FrameCache) ShareFrom(c *FrameCache) {
 		clear(v.vheads)
 		vgen = 1
 	}
-	*v = FrameCache{frame: c.frame, gen: c.gen, ents: c.ents, layouts: c.layouts, buf: c.buf, states: c.states,
+	*v = FrameCache{frame: c.frame, gen: c.gen, ents: c.ents, typs: c.typs, layouts: c.layouts, buf: c.buf, states: c.states,
 		nstates: c.nstates, stateIx: c.stateIx, view: true,
 		memo: v.memo[:0], memoBuf: v.memoBuf[:0], memoHits: v.memoHits,
 		runs: v.runs[:0], runEnts: v.runEnts[:0], runHits: v.runHits, vheads: v.vheads, vgen: vgen}
@@ -295,6 +304,9 @@ func (c *FrameCache) Invalidate() {
 		}
 		c.gen = 1
 	}
+	for i := range c.typs {
+		c.typs[i] = typUnknown
+	}
 	// The previous generation's states stay readable until this one is complete: the entries
 	// of an entity encoded again compare their new bits with them to keep their version.
 	c.buf, c.prevBuf = c.prevBuf[:0], c.buf
@@ -315,6 +327,7 @@ func (c *FrameCache) begin(f game.Frame) {
 	}
 	if c.ents == nil {
 		c.ents = make([]cacheEntry, game.MaxEntities)
+		c.typs = make([]game.TypeID, game.MaxEntities)
 		c.layouts = make([]bitmsg.Layout, game.MaxEntities)
 	}
 	if c.gen == 0 || c.frame != f {
@@ -345,7 +358,7 @@ func (c *FrameCache) Prepare(f game.Frame, world Entities, reg *game.Registry, p
 			gver := uint64(0)
 			if vers != nil {
 				if gver = vers.EntityVersion(n); c.unchanged(ce, gver) {
-					c.keep(ce)
+					c.keep(n, ce)
 					continue
 				}
 			}
@@ -374,7 +387,7 @@ func (c *FrameCache) entity(n game.EntityNum, world Entities, vers EntityVersion
 	gver := uint64(0)
 	if vers != nil {
 		if gver = vers.EntityVersion(n); c.unchanged(ce, gver) {
-			c.keep(ce)
+			c.keep(n, ce)
 			return ce, nil
 		}
 	}
@@ -389,12 +402,13 @@ func (c *FrameCache) unchanged(ce *cacheEntry, gver uint64) bool {
 
 // keep carries entry ce's state from the previous generation into this one (unchanged): the
 // same type, bits, layout and version, the bits copied from prevBuf.
-func (c *FrameCache) keep(ce *cacheEntry) {
+func (c *FrameCache) keep(n game.EntityNum, ce *cacheEntry) {
 	off := c.reserve()
 	nb := (uint32(ce.bits) + 7) / 8
 	c.buf = c.buf[:off+int(nb)]
 	copy(c.buf[off:], c.prevBuf[ce.off:ce.off+nb])
 	ce.gen, ce.off, ce.sh = c.gen, uint32(off), shareHeads{memo: -1, run: -1}
+	c.typs[n] = ce.typ
 	c.keptHits++
 }
 
@@ -406,6 +420,7 @@ func (c *FrameCache) encode(n game.EntityNum, ce *cacheEntry, world Entities, gv
 	ce.typ, ce.bits, ce.sh, ce.ver, ce.gver = game.NoType, 0, shareHeads{memo: -1, run: -1}, 0, gver
 	if ent == nil {
 		ce.gen = c.gen
+		c.typs[n] = game.NoType
 		return ce, nil
 	}
 	if !reg.Known(typ) {
@@ -430,6 +445,7 @@ func (c *FrameCache) encode(n game.EntityNum, ce *cacheEntry, world Entities, gv
 		ver = c.newVersion()
 	}
 	ce.gen, ce.typ, ce.bits, ce.off, ce.ver = c.gen, typ, uint16(nbits), uint32(off), ver
+	c.typs[n] = typ
 	return ce, nil
 }
 

@@ -168,10 +168,9 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 	if in.PVS != nil && cache != nil {
 		// The entries Prepare (or an earlier Build) looked up this frame are read in place;
 		// the others go through the cache, which encodes them.
-		var ents []cacheEntry
-		gen := cache.gen
+		var typs *[game.MaxEntities]game.TypeID // indexed by numbers masked to their range
 		if !cache.stale && cache.ents != nil {
-			ents = cache.ents[:game.MaxEntities]
+			typs = (*[game.MaxEntities]game.TypeID)(cache.typs)
 		}
 		members := e.members
 		for i, bits := range in.PVS {
@@ -180,19 +179,21 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 				b := bits & -bits
 				bits &^= b
 				n := game.EntityNum(i*32 + trailingZeros(b))
-				var ce *cacheEntry
-				if ents != nil && ents[n].gen == gen {
-					ce = &ents[n]
-				} else {
-					var err error
-					if ce, err = cache.entity(n, in.World, nil, e.reg); err != nil {
+				typ := typUnknown
+				if typs != nil {
+					typ = typs[n&(game.MaxEntities-1)]
+				}
+				if typ == typUnknown {
+					ce, err := cache.entity(n, in.World, nil, e.reg)
+					if err != nil {
 						e.members = members
 						return err
 					}
+					typ = ce.typ
 				}
-				if ce.typ != game.NoType {
+				if typ != game.NoType {
 					live |= b
-					members = append(members, member{num: n, typ: ce.typ})
+					members = append(members, member{num: n, typ: typ})
 				}
 			}
 			e.pvs[i] = live
