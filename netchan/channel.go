@@ -303,11 +303,14 @@ func (c *Channel) Send(now time.Duration, typ MessageType, payload []byte, emit 
 		if room > 0 {
 			c.stream = grow(c.stream, bodyLen)
 			binary.PutUvarint(c.stream, uint64(bodyLen))
-			// zrle's lower bound is one pass of popcounts, stopped as soon as it passes room:
-			// when even the bound does not fit, Compress would fail with ErrShortBuffer, so it
-			// is not run (same choice).
+			// Compress runs only when its output fits in room (it would otherwise fail with
+			// ErrShortBuffer: same choice). zrle's lower bound, one pass of popcounts stopped
+			// as soon as it passes room, rules out most bodies; its exact size, which also
+			// counts the zero runs longer than one count covers, the rest. (An error is still
+			// handled: the Huffman stream or the raw body goes instead.)
 			cb, err := 0, zrle.ErrShortBuffer
-			if !zrle.LowerBoundAbove(body, bodyLen*8, zrle.DefaultWordBits, room*8) {
+			if !zrle.LowerBoundAbove(body, bodyLen*8, zrle.DefaultWordBits, room*8) &&
+				!zrle.CompressedBitsAbove(body, bodyLen*8, zrle.DefaultWordBits, room*8) {
 				cb, err = zrle.Compress(c.stream[k:k+room], body, bodyLen*8, zrle.DefaultWordBits)
 			}
 			if err == nil {

@@ -153,6 +153,9 @@ func checkDifferential(t testing.TB, src []byte, srcBits, w int) {
 			t.Fatalf("w=%d bits=%d: LowerBoundAbove(limit %d) = %v, bound %d", w, srcBits, limit, got, lb)
 		}
 	}
+	// CompressedBits is Compress's size, and CompressedBitsAbove agrees with it at every limit
+	// near it.
+	checkCompressedBits(t, src, srcBits, w, na)
 	// Compress fails cleanly (early, without writing past dst) one byte short of its output
 	// and succeeds with exactly its output's bytes.
 	if nb := (na + 7) / 8; nb > 0 {
@@ -343,6 +346,125 @@ func TestPreviousCounts3(t *testing.T) {
 		j, m, q := previousCounts3(src[:min(len(src), i+2)], min(srcBits, 8*i), math.MaxInt)
 		if i != j || n != m || p != q {
 			t.Fatalf("len %d: aligned %d %d %d, previous %d %d %d", len(src), i, n, p, j, m, q)
+		}
+	}
+}
+
+// checkCompressedBits fails unless CompressedBits(src, srcBits, w) is want (Compress's output
+// bits) and CompressedBitsAbove agrees with it at every limit around it.
+func checkCompressedBits(t testing.TB, src []byte, srcBits, w, want int) {
+	t.Helper()
+	if got := CompressedBits(src, srcBits, w); got != want {
+		t.Fatalf("w=%d len %d bits=%d: CompressedBits %d, Compress %d", w, len(src), srcBits, got, want)
+	}
+	for _, limit := range []int{0, want / 3, want/2 - 1, want - 2*w - 1, want - 2*w, want - w - 1, want - w, want - 1, want, want + 1, want + w, 2 * want} {
+		if got := CompressedBitsAbove(src, srcBits, w, limit); got != (want > limit) {
+			t.Fatalf("w=%d len %d bits=%d: CompressedBitsAbove(limit %d) = %v, size %d", w, len(src), srcBits, limit, got, want)
+		}
+	}
+}
+
+// TestCompressedBitsMatchesCompress: CompressedBits is the size of Compress's output (into a
+// buffer big enough for any), and CompressedBitsAbove agrees with it at limits around it, for
+// every word size, at lengths around the blocks of both (Compress's whole-word blocks of up
+// to 56 bits, alignedCounts3's 6 and 24 bytes) up to a few thousand bytes, and at every srcBits
+// of the last 40 bits (trailing partial words, junk past srcBits). Inputs: zero, all ones,
+// sparse, delta-like, random, stretches of zero and non-zero bytes, and zero runs of every
+// length around multiples of 2^w words (the runs that take more than one count) placed at the
+// start, the end and across blocks.
+func TestCompressedBitsMatchesCompress(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	inputs := func(n int) [][]byte {
+		zero, ones, sparse, random, stretches := make([]byte, n), make([]byte, n), make([]byte, n), make([]byte, n), make([]byte, n)
+		for i := range n {
+			ones[i] = 0xFF
+			random[i] = byte(rng.Uint32())
+			if rng.IntN(40) == 0 {
+				sparse[i] = 1 << rng.IntN(8)
+			}
+		}
+		for i := 0; i < n; {
+			k := 1 + rng.IntN(30)
+			if rng.IntN(2) == 0 {
+				for j := i; j < min(i+k, n); j++ {
+					stretches[j] = byte(rng.Uint32()) | 1
+				}
+			}
+			i += k
+		}
+		// Single set bits with gaps of random bit lengths up to 600 (runs of up to 300 2-bit
+		// words), so runs start and end at every bit of a block.
+		gaps := make([]byte, n)
+		for b := rng.IntN(64); b < 8*n; b += 1 + rng.IntN(600) {
+			gaps[b/8] |= 1 << (b % 8)
+		}
+		// Gaps near multiples of 24 bits (8 3-bit words, one full count) and of 2^w words
+		// for the other word sizes: runs of exactly k*2^w words and one word either side.
+		multiples := make([]byte, n)
+		for b := rng.IntN(8); b < 8*n; {
+			multiples[b/8] |= 1 << (b % 8)
+			w := MinWordBits + rng.IntN(MaxWordBits-MinWordBits+1)
+			b += (1+rng.IntN(4))*w<<w + (rng.IntN(2*w+1) - w)
+		}
+		return [][]byte{zero, ones, sparse, random, stretches, deltaLike(rng, n), gaps, multiples}
+	}
+	lengths := []int{0, 1, 2, 3, 5, 6, 7, 8, 9, 13, 14, 15, 16, 23, 24, 25, 26, 27, 47, 48, 49, 50, 51, 52, 53, 97, 98, 99, 100, 101, 1760, 1761, 1762, 1763, 1764, 1765, 1766, 1767}
+	for range 12 {
+		lengths = append(lengths, rng.IntN(3000))
+	}
+	dst := make([]byte, (MaxCompressedBits(8*3000, MinWordBits)+7)/8)
+	for _, n := range lengths {
+		for _, src := range inputs(n) {
+			for w := MinWordBits; w <= MaxWordBits; w++ {
+				for cut := 0; cut <= min(40, 8*n); cut++ {
+					s := bytes.Clone(src)
+					srcBits := 8*n - cut
+					if r := srcBits % 8; r != 0 {
+						s[srcBits/8] |= 0xFF << r // junk past srcBits is ignored
+					}
+					want, err := Compress(dst, s, srcBits, w)
+					if err != nil {
+						t.Fatalf("w=%d len %d bits=%d: Compress: %v", w, n, srcBits, err)
+					}
+					checkCompressedBits(t, s, srcBits, w, want)
+				}
+			}
+		}
+	}
+	// Zero runs of every length from 1 to 4*2^w+1 words, alone, after a non-zero word, and
+	// before one (at the start, in the middle and at the end), at every bit offset of a block.
+	for w := MinWordBits; w <= MaxWordBits; w++ {
+		for k := 1; k <= 4<<w+1; k++ {
+			for lead := 0; lead < 64; lead += 1 + rng.IntN(5) {
+				for _, after := range []bool{false, true} {
+					bitsLen := lead + k*w
+					if after {
+						bitsLen += w
+					}
+					s := make([]byte, (bitsLen+7)/8+rng.IntN(9))
+					if lead > 0 {
+						s[(lead-1)/8] |= 1 << ((lead - 1) % 8)
+					}
+					if after {
+						b := lead + k*w
+						s[b/8] |= 1 << (b % 8)
+					}
+					want, err := Compress(dst, s, bitsLen, w)
+					if err != nil {
+						t.Fatal(err)
+					}
+					checkCompressedBits(t, s, bitsLen, w, want)
+				}
+			}
+		}
+	}
+	// Invalid input gives 0, as LowerBound does.
+	for _, c := range []struct {
+		src     []byte
+		bits, w int
+	}{{make([]byte, 4), 8, 1}, {make([]byte, 4), 8, 9}, {make([]byte, 4), -1, 3}, {make([]byte, 4), 33, 3}, {nil, 0, 3}} {
+		if got := CompressedBits(c.src, c.bits, c.w); got != 0 {
+			t.Fatalf("CompressedBits(len %d, %d, %d) = %d, want 0", len(c.src), c.bits, c.w, got)
 		}
 	}
 }

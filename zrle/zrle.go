@@ -197,6 +197,85 @@ func lowerBound(src []byte, srcBits, wordBits, limit int) int {
 	return wordBits * count
 }
 
+// CompressedBits returns the number of bits Compress writes for the first srcBits bits of src
+// with words of wordBits bits, exactly, in one pass that writes nothing: w bits per non-zero
+// word and 2w per count, where a run of k zero words takes ceil(k/2^w) counts (each covers up
+// to 2^w words, DOOM III §4.3). It is LowerBound with the long runs' extra counts: a caller
+// choosing between stages (netchan) runs Compress only when its output fits. It returns 0
+// for an invalid word size or length, as it does for srcBits == 0.
+func CompressedBits(src []byte, srcBits, wordBits int) int {
+	return compressedBits(src, srcBits, wordBits, math.MaxInt)
+}
+
+// CompressedBitsAbove reports whether CompressedBits(src, srcBits, wordBits) > limit, stopping
+// as soon as the count passes limit: netchan asks whether Compress's output fits in the room
+// left by the raw body and the Huffman stage (limit = room*8), and skips Compress when not.
+func CompressedBitsAbove(src []byte, srcBits, wordBits, limit int) bool {
+	return compressedBits(src, srcBits, wordBits, limit) > limit
+}
+
+// compressedBits is CompressedBits, returning as soon as the count is above limit (with a
+// count above limit, not the whole size). With the default word size it counts the blocks
+// that start on a byte first (alignedSizes3, which needs the lengths of long runs only). The
+// rest, and every block with other word sizes, it reads as Compress does, a block of whole
+// words at a time with a mask of the non-zero words, and counts instead of writing: the
+// non-zero words with one popcount per block, and each run of zero words, measured with one
+// TrailingZeros (a run may go on across blocks), as ceil(run/2^w) counts.
+func compressedBits(src []byte, srcBits, wordBits, limit int) int {
+	if wordBits < MinWordBits || wordBits > MaxWordBits || srcBits <= 0 || srcBits > len(src)*8 {
+		return 0
+	}
+	w := uint(wordBits)
+	lanes := laneStarts[w]
+	div := &wordsIn[w]
+	maxRun := 1 << w
+	block := int(div[56]) * wordBits // bits per block
+	blockMask := uint64(1)<<uint(block) - 1
+	// First, with the default word size, the blocks that start on a byte (alignedSizes3).
+	// count: the size so far in words, non-zero words + 2*counts of the runs ended; run: the
+	// zero words of the run not yet ended.
+	limitWords := limit / wordBits
+	var i, count, run int
+	if w == DefaultWordBits {
+		if i, count, run = alignedSizes3(src, srcBits, limitWords); count > limitWords {
+			return wordBits * count
+		}
+	}
+	for p := 8 * i; p < srcBits; p += block {
+		v, end := uint64(0), block // a whole block of bits (whole words)
+		if i := p >> 3; i+8 <= len(src) && srcBits-p >= block {
+			v = binary.LittleEndian.Uint64(src[i:]) >> uint(p&7) & blockMask
+		} else {
+			v, end = loadTail(src, srcBits, p, block, wordBits, div)
+		}
+		in := lanes & (uint64(1)<<uint(end) - 1)
+		nz := orWords(v, w) & in
+		zl := ^nz & in
+		count += bits.OnesCount64(nz)
+		if run > 0 && nz&1 != 0 { // a run that ended with the previous block
+			count += 2 * ((run + maxRun - 1) >> w)
+			run = 0
+		}
+		stop := nz | uint64(1)<<uint(end) // non-zero words, with a stop at the end
+		for zl != 0 {
+			pos := uint(bits.TrailingZeros64(zl)) // the next run of zero words
+			tz := uint(bits.TrailingZeros64(stop >> pos))
+			run += int(div[tz])
+			if pos+tz == uint(end) { // zero words to the end of the block: the run may go on
+				break
+			}
+			count += 2 * ((run + maxRun - 1) >> w)
+			run = 0
+			zl &^= uint64(1)<<(pos+tz) - 1
+		}
+		if count > limitWords { // the count only grows: past limit already
+			return wordBits * count
+		}
+	}
+	count += 2 * ((run + maxRun - 1) >> w)
+	return wordBits * count
+}
+
 // loadTail returns the bits of src from bit p on where a full 8-byte load
 // or a full block is not possible (near the end of src or of the stream):
 // at most block bits, never past srcBits, the rest zero; and end, the bits
@@ -468,6 +547,75 @@ func block3(v, prev uint64) (int, uint64) {
 	// << 15 drops the flag of bit 48 shifted to 49 (a change past the block: the next
 	// block's first word is compared there).
 	return bits.OnesCount64((nz | ch<<1) << 15), nz >> last3
+}
+
+// alignedSizes3 is compressedBits's count for 3-bit words (DefaultWordBits) over the 6-byte
+// blocks of 16 words that start on a byte, while a whole block and an 8-byte load fit: the
+// bytes counted, the size in words over them (non-zero words + 2*counts of the runs ended)
+// and the zero words of the run not yet ended. It stops once the count passes limitWords.
+//
+// Most runs take one count (up to 8 words, DOOM III §4.3), which costs 2 words whatever its
+// length: a block's runs are counted, without their lengths, by the non-zero words that
+// follow a zero word (the ends of runs), weighted 2 in one popcount with the non-zero words.
+// Only runs longer than 8 words need their lengths, for their extra counts: the run that goes
+// on from the block before to the first non-zero word, measured with one TrailingZeros, and
+// the run after the last non-zero word, with one Len64; the runs between, one by one
+// (longRuns3), only in a block with at most 7 non-zero words (room for 9 zero words between).
+func alignedSizes3(src []byte, srcBits int, limitWords int) (i, count, run int) {
+	div := &wordsIn[DefaultWordBits]
+	prev := uint64(1) // 1 when the word before the block is non-zero (or there is none)
+	// A block's 8-byte load reads 2 bytes past it: the loop stops 2 bytes before the end of
+	// src, and at the end of the bits to count.
+	end := min(len(src), srcBits/8+2)
+	body := src[:end:end]
+	for ; i+8 <= len(body); i += 6 {
+		v := binary.LittleEndian.Uint64(body[i:])
+		nz := (v | v>>1 | v>>2) & lanes3 // the first bit of each non-zero word (as orWords)
+		if nz == 0 {
+			run += 16 // the run goes on
+			prev = 0
+			continue
+		}
+		ends := nz &^ (nz<<3 | prev) // non-zero words after a zero word: the ends of runs
+		nonZero := bits.OnesCount64(nz)
+		count += nonZero + 2*bits.OnesCount64(ends)
+		if r := run + int(div[bits.TrailingZeros64(nz)]); r > 8 { // the run that ends at the first non-zero word
+			count += 2 * ((r - 1) >> 3)
+		}
+		if nonZero <= 7 {
+			count += longRuns3(nz)
+		}
+		run = int(div[bits.LeadingZeros64(nz)-(64-last3-3)]) // the run after the last non-zero word
+		prev = nz >> last3
+		if count > limitWords { // the count only grows: past limit already
+			return i + 6, count, run
+		}
+	}
+	return i, count, run
+}
+
+// longRuns3 returns the extra counts, in words (2 each), of the runs of zero 3-bit words
+// between the first and the last non-zero words of a block (nz: the first bit of each
+// non-zero word) that are longer than one count covers (8 words): none unless 9 zero words
+// in a row (t, by doubling: words p..p+8 zero) are found, and then the runs one by one.
+func longRuns3(nz uint64) (count int) {
+	first, last := uint(bits.TrailingZeros64(nz)), uint(63-bits.LeadingZeros64(nz))
+	between := ^nz & lanes3 &^ (uint64(2)<<first - 1) & (uint64(1)<<last - 1)
+	t := between & (between >> 3)
+	t &= t >> 6
+	t &= t >> 12
+	if t&(between>>24) == 0 {
+		return 0
+	}
+	for between != 0 {
+		start := uint(bits.TrailingZeros64(between))
+		length := uint(bits.TrailingZeros64(nz>>start)) / 3 // zero words to the next non-zero word
+		if length > 8 {
+			count += 2 * int((length-1)>>3)
+		}
+		between &^= uint64(1)<<(start+3*length) - 1
+	}
+	return count
 }
 
 // alignedBytes[w] is the bytes of lowerBound's aligned blocks for w-bit words: the most whole
