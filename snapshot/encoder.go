@@ -378,6 +378,14 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 	hold := e.hold
 	prev := -1
 	for i := 0; i < len(members); i++ {
+		if hold == nil {
+			// Most members are omitted, their base state being this very encoding: passed over
+			// in a loop of their own, with few values to keep in registers.
+			i = omitted(members, i, ents, &base.ents)
+			if i == len(members) {
+				break
+			}
+		}
 		m := &members[i]
 		ce := &ents[m.num&(game.MaxEntities-1)]
 		be := &base.ents[m.num&(game.MaxEntities-1)]
@@ -460,6 +468,18 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 	rec.close(c, w)
 	p.ents, p.buf = pents, pbuf
 	return nil
+}
+
+// omitted returns the index of the first of members from i on whose base state is not its cached
+// encoding (the label is not the entry's version), or len(members).
+func omitted(members []member, i int, ents *[game.MaxEntities]cacheEntry, base *[game.MaxEntities]baseEntry) int {
+	for ; i < len(members); i++ {
+		n := members[i].num & (game.MaxEntities - 1)
+		if l := base[n].label(); l != ents[n].ver || l == 0 {
+			break
+		}
+	}
+	return i
 }
 
 // runMatch returns how many entities of run r, at least its first, are written by this client
