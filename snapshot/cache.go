@@ -57,8 +57,15 @@ type FrameCache struct {
 	// layouts[n]: entity n's field layout, read only to write a delta that is not in the memo
 	// (kept apart from ents so that the entries every client reads stay small).
 	layouts []bitmsg.Layout
-	buf     []byte // the states of this generation, back to back
-	prevBuf []byte // the states of the generation before, where its entries point
+	// slots holds every entity's last encoding, each in a slot of its own (cacheEntry.off,
+	// cap) kept from generation to generation: an entity the world reports unchanged keeps its
+	// bits where they are. slotGarbage counts the bytes of slots no entry uses any more
+	// (compactSlots). cap(slots) >= len(slots)+8: a whole-word read past the last state stays
+	// inside.
+	slots       []byte
+	slotGarbage int
+	scratch     [game.MaxStateBytes + 8]byte // where encode writes a state before it is compared and stored
+	buf         []byte                       // the non-PVS states of this generation, back to back
 	// nextVer up to endVer is the block of versions this cache draws from (newVersion).
 	nextVer, endVer uint64
 	dw              bitmsg.DeltaWriter
@@ -71,11 +78,12 @@ type FrameCache struct {
 	// records chained per cache entry, keyed by the base state's version, their delta bits in
 	// memoBuf. Both are bounded (memoRecs, memoBytes); when full, deltas are written without
 	// being kept.
-	memo      []memoRec
-	memoBuf   []byte
-	memoHits  int // deltas replayed from the memo since the cache was made (tests)
-	keptHits  int // encodings kept from the generation before by their EntityVersion (tests)
-	stateHits int // state deltas replayed from a state's memo (tests)
+	memo        []memoRec
+	memoBuf     []byte
+	memoHits    int // deltas replayed from the memo since the cache was made (tests)
+	keptHits    int // encodings kept from the generation before by their EntityVersion (tests)
+	stateHits   int // state deltas replayed from a state's memo (tests)
+	compactions int // compactSlots runs (tests)
 	// runs share longer stretches: the bits of consecutive entities one client wrote (each
 	// changed, against the base state of a known version), replayed whole or in part for
 	// the next client whose members and base versions match (Encoder.writeCached). Their
@@ -148,7 +156,7 @@ func (v *FrameCache) ShareFrom(c *FrameCache) {
 		clear(v.vheads)
 		vgen = 1
 	}
-	*v = FrameCache{frame: c.frame, gen: c.gen, ents: c.ents, typs: c.typs, layouts: c.layouts, buf: c.buf, states: c.states,
+	*v = FrameCache{frame: c.frame, gen: c.gen, ents: c.ents, typs: c.typs, layouts: c.layouts, slots: c.slots, buf: c.buf, states: c.states,
 		nstates: c.nstates, stateIx: c.stateIx, view: true,
 		memo: v.memo[:0], memoBuf: v.memoBuf[:0], memoHits: v.memoHits,
 		runs: v.runs[:0], runEnts: v.runEnts[:0], runHits: v.runHits, vheads: v.vheads, vgen: vgen}
@@ -284,10 +292,11 @@ type cacheEntry struct {
 	ver  uint64 // the state's version: the same while the entity's bits do not change
 	gver uint64 // the world's EntityVersion of the state (0: none)
 	gen  uint32
-	off  uint32      // in FrameCache.buf
+	off  uint32      // its slot in FrameCache.slots
 	sh   shareHeads  // its delta records and runs of this generation (FrameCache.heads)
 	typ  game.TypeID // NoType: no live entity with this number
 	bits uint16
+	cap  uint16 // bytes of its slot, a multiple of 8 (0: none yet)
 }
 
 // Invalidate forgets everything cached: the next Build encodes the entities again even for
@@ -307,9 +316,7 @@ func (c *FrameCache) Invalidate() {
 	for i := range c.typs {
 		c.typs[i] = typUnknown
 	}
-	// The previous generation's states stay readable until this one is complete: the entries
-	// of an entity encoded again compare their new bits with them to keep their version.
-	c.buf, c.prevBuf = c.prevBuf[:0], c.buf
+	c.buf = c.buf[:0] // the entities' slots stay: an entity's bits are kept while they do not change
 	for i := range c.states[:c.nstates] {
 		c.states[i].s = nil // do not keep the game's objects alive
 	}
@@ -394,20 +401,16 @@ func (c *FrameCache) entity(n game.EntityNum, world Entities, vers EntityVersion
 	return c.encode(n, ce, world, gver, reg)
 }
 
-// unchanged reports whether entry ce, last looked up in the previous generation, holds an
-// entity whose EntityVersion was and still is gver (not 0): the world says nothing of it changed.
+// unchanged reports whether entry ce, looked up in an earlier generation, holds a live entity
+// whose EntityVersion was and still is gver (not 0): the world says nothing of it changed.
 func (c *FrameCache) unchanged(ce *cacheEntry, gver uint64) bool {
-	return gver != 0 && gver == ce.gver && ce.gen == c.gen-1 && ce.gen != 0 && ce.typ != game.NoType
+	return gver != 0 && gver == ce.gver && ce.gen != 0 && ce.typ != game.NoType
 }
 
-// keep carries entry ce's state from the previous generation into this one (unchanged): the
-// same type, bits, layout and version, the bits copied from prevBuf.
+// keep carries entry ce's state into this generation unchanged: the same type, bits (in its
+// slot), layout and version.
 func (c *FrameCache) keep(n game.EntityNum, ce *cacheEntry) {
-	off := c.reserve()
-	nb := (uint32(ce.bits) + 7) / 8
-	c.buf = c.buf[:off+int(nb)]
-	copy(c.buf[off:], c.prevBuf[ce.off:ce.off+nb])
-	ce.gen, ce.off, ce.sh = c.gen, uint32(off), shareHeads{memo: -1, run: -1}
+	ce.gen, ce.sh = c.gen, shareHeads{memo: -1, run: -1}
 	c.typs[n] = ce.typ
 	c.keptHits++
 }
@@ -415,7 +418,7 @@ func (c *FrameCache) keep(n game.EntityNum, ce *cacheEntry) {
 // encode writes entity n's state (entry ce) for this generation through its WriteSnapshot;
 // gver is the world's EntityVersion of it (0: none).
 func (c *FrameCache) encode(n game.EntityNum, ce *cacheEntry, world Entities, gver uint64, reg *game.Registry) (*cacheEntry, error) {
-	prev := *ce // the previous generation's entry, when its gen is c.gen-1 (its bits in prevBuf)
+	prev := *ce // the entry as last looked up (its bits in its slot)
 	ent, typ := world.Entity(n)
 	ce.typ, ce.bits, ce.sh, ce.ver, ce.gver = game.NoType, 0, shareHeads{memo: -1, run: -1}, 0, gver
 	if ent == nil {
@@ -426,31 +429,70 @@ func (c *FrameCache) encode(n game.EntityNum, ce *cacheEntry, world Entities, gv
 	if !reg.Known(typ) {
 		return nil, fmt.Errorf("%w: entity %d has unregistered type %d", ErrInput, n, typ)
 	}
-	off := c.reserve()
-	c.dw.Reset(nil, 0, nil, c.buf[off:off+game.MaxStateBytes])
+	c.dw.Reset(nil, 0, nil, c.scratch[:game.MaxStateBytes])
 	c.dw.RecordLayout(&c.layouts[n])
 	ent.WriteSnapshot(&c.dw)
 	if err := c.dw.Err(); err != nil {
 		return nil, fmt.Errorf("snapshot: entity %d (type %d): %w", n, typ, err)
 	}
-	_, nbits := c.dw.State()
+	st, nbits := c.dw.State()
 	nb := (nbits + 7) / 8
-	c.buf = c.buf[:off+nb]
-	// The version stays while the bits do (the same type and bits as the generation before).
+	// The version stays while the bits do (the same type and bits as its slot holds).
 	ver := uint64(0)
-	if prev.gen != 0 && prev.gen == c.gen-1 && prev.typ == typ && int(prev.bits) == nbits && prev.ver != 0 &&
-		string(c.prevBuf[prev.off:prev.off+uint32(nb)]) == string(c.buf[off:off+nb]) {
+	if prev.cap != 0 && prev.typ == typ && int(prev.bits) == nbits && prev.ver != 0 &&
+		string(c.slots[prev.off:prev.off+uint32(nb)]) == string(st[:nb]) {
 		ver = prev.ver
 	} else {
 		ver = c.newVersion()
+		c.storeSlot(ce, st[:nb])
 	}
-	ce.gen, ce.typ, ce.bits, ce.off, ce.ver = c.gen, typ, uint16(nbits), uint32(off), ver
+	ce.gen, ce.typ, ce.bits, ce.ver = c.gen, typ, uint16(nbits), ver
 	c.typs[n] = typ
 	return ce, nil
 }
 
-// reserve makes room for one more state at the end of c.buf (its largest size, and 8 bytes
-// more for the whole-word reads past a state's bits) and returns its offset.
+// storeSlot puts state st (whole bytes) into entry ce's slot, giving it a larger one at the end
+// of slots when it does not fit (the old one becomes garbage, compacted away once it is most of
+// slots).
+func (c *FrameCache) storeSlot(ce *cacheEntry, st []byte) {
+	if len(st) > int(ce.cap) {
+		c.slotGarbage += int(ce.cap)
+		ce.cap = 0
+		if c.slotGarbage > 64<<10 && c.slotGarbage > len(c.slots)/2 {
+			c.compactSlots()
+		}
+		size := max(8, (len(st)+7)&^7)
+		off := len(c.slots)
+		if cap(c.slots)-off < size+8 {
+			ns := make([]byte, off, 2*cap(c.slots)+size+8)
+			copy(ns, c.slots)
+			c.slots = ns
+		}
+		c.slots = c.slots[:off+size]
+		ce.off, ce.cap = uint32(off), uint16(size)
+	}
+	copy(c.slots[ce.off:], st)
+}
+
+// compactSlots moves every entry's slot to a new slots without the garbage.
+func (c *FrameCache) compactSlots() {
+	live := len(c.slots) - c.slotGarbage
+	ns := make([]byte, 0, live+live/4+game.MaxStateBytes+8)
+	for i := range c.ents {
+		ce := &c.ents[i]
+		if ce.cap == 0 {
+			continue
+		}
+		off := len(ns)
+		ns = append(ns, c.slots[ce.off:ce.off+uint32(ce.cap)]...)
+		ce.off = uint32(off)
+	}
+	c.slots, c.slotGarbage = ns, 0
+	c.compactions++
+}
+
+// reserve makes room for one more non-PVS state at the end of c.buf (its largest size, and 8
+// bytes more for the whole-word reads past a state's bits) and returns its offset.
 func (c *FrameCache) reserve() int {
 	off := len(c.buf)
 	if cap(c.buf)-off < game.MaxStateBytes+8 {
@@ -463,7 +505,7 @@ func (c *FrameCache) reserve() int {
 
 // state returns entry ce's state bits; the slice runs on past them to the end of the buffer's
 // capacity, so that reads of whole words stay on the fast path.
-func (c *FrameCache) state(ce *cacheEntry) []byte { return c.buf[ce.off:cap(c.buf)] }
+func (c *FrameCache) state(ce *cacheEntry) []byte { return c.slots[ce.off:cap(c.slots)] }
 
 // PrepareStates encodes, for frame f, every non-PVS state instance of states that is not cached
 // yet, as the first Build to meet each would. A server may call it once per frame with every

@@ -473,3 +473,51 @@ func TestFrameCacheStates(t *testing.T) {
 		t.Fatalf("after Invalidate: %x, want %x", got, after)
 	}
 }
+
+// TestFrameCacheSlotsGrow: entity states that keep outgrowing their slots (names and trailing
+// fields growing, then starting small again) leave old slots behind until the cache compacts
+// them; every snapshot, before and after, is the reference path's bit for bit.
+func TestFrameCacheSlotsGrow(t *testing.T) {
+	reg := cacheRegistry()
+	world := game.NewEntityTable(reg)
+	var pvs PVS
+	for i := range 3000 {
+		n := game.EntityNum(i)
+		if _, err := world.Spawn(n, nameType); err != nil {
+			t.Fatal(err)
+		}
+		pvs.Add(n)
+	}
+	ref, _ := newPair(t, reg, world, newStates())
+	fast := NewEncoder(reg)
+	fast.Base().CopyFrom(ref.Base())
+	var cache FrameCache
+	vw := &versionedWorld{EntityTable: world}
+	bufA, bufB := make([]byte, 1<<18), make([]byte, 1<<18)
+	for tick := range 40 {
+		for _, e := range world.Entities() {
+			v := e.(*nameEnt)
+			step := tick % 21 // grows a byte a tick for 20 ticks, then starts again
+			v.Name = string("abcdefghijklmnopqrst"[:step])
+			v.V = uint32(tick)
+		}
+		vw.refresh(t)
+		frame := game.Frame(tick + 1)
+		if err := cache.Prepare(frame, vw, reg, &pvs); err != nil {
+			t.Fatal(err)
+		}
+		in := Input{Frame: frame, PVS: &pvs, World: world, States: newStates()}
+		h, _ := buildBoth(t, tick, ref, fast, in, &cache, bufA, bufB)
+		if h.Seq > 2 {
+			ma, oka := ref.Ack(h.Seq - 2)
+			mb, okb := fast.Ack(h.Seq - 2)
+			if ma != mb || oka != okb {
+				t.Fatalf("tick %d: ack differs", tick)
+			}
+		}
+	}
+	if cache.compactions == 0 {
+		t.Fatalf("no compaction (%d bytes of garbage in %d)", cache.slotGarbage, len(cache.slots))
+	}
+	t.Logf("%d compactions; slots %d bytes, %d garbage", cache.compactions, len(cache.slots), cache.slotGarbage)
+}

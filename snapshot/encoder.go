@@ -430,7 +430,7 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 			}
 			if memo = c.memoFind(m.num, ce, label); memo == nil && be.bits == ce.bits {
 				nb := uint32(ce.bits+7) / 8
-				if string(base.arena[be.off:be.off+nb]) == string(c.buf[ce.off:ce.off+nb]) {
+				if string(base.arena[be.off:be.off+nb]) == string(c.slots[ce.off:ce.off+nb]) {
 					be.setLabel(ce.ver) // equal bits: the label saves the compare next time
 					continue            // unchanged: omitted
 				}
