@@ -81,7 +81,7 @@ type FrameCache struct {
 	memo        []memoRec
 	memoBuf     []byte
 	memoHits    int // deltas replayed from the memo since the cache was made (tests)
-	keptHits    int // encodings kept from the generation before by their EntityVersion (tests)
+	keptHits    int // encodings kept from an earlier generation by their EntityVersion (tests)
 	stateHits   int // state deltas replayed from a state's memo (tests)
 	compactions int // compactSlots runs (tests)
 	// runs share longer stretches: the bits of consecutive entities one client wrote (each
