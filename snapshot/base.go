@@ -254,13 +254,11 @@ func (b *CommonBase) apply(p *pending) {
 		e := &b.ents[pe.num&(game.MaxEntities-1)] // numbers are below MaxEntities: no bounds check
 		e.typ = pe.typ
 		e.labelLo, e.labelHi = pe.verLo, pe.verHi // 0 when built without a cache, or a client's
-		// store, inline for the common case: the state fits the entity's slot.
+		// store, inline for the common case: the state fits the entity's slot. A pending
+		// state's bits past its length are zero already (a Writer's output, as the encoder's
+		// cache and the decoder hold them), so the last byte needs no mask here.
 		if nb := (uint32(pe.bits) + 7) / 8; nb <= uint32(e.cap) {
-			dst := arena[e.off : e.off+nb]
-			copy(dst, buf[pe.off:pe.off+nb])
-			if r := pe.bits & 7; r != 0 && nb > 0 {
-				dst[nb-1] &= byte(1)<<r - 1
-			}
+			copy(arena[e.off:], buf[pe.off:pe.off+nb])
 			e.bits = pe.bits
 			continue
 		}
