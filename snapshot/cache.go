@@ -54,6 +54,9 @@ type FrameCache struct {
 	// entity is looked up: what a Build reads first for each entity of its PVS, two bytes
 	// apiece (the entries are 48).
 	typs []game.TypeID
+	// typsSet lists the entities whose typs entry this generation set, for Invalidate to
+	// reset (not all MaxEntities of them: a small match looks up a few dozen).
+	typsSet []game.EntityNum
 	// layouts[n]: entity n's field layout, read only to write a delta that is not in the memo
 	// (kept apart from ents so that the entries every client reads stay small).
 	layouts []bitmsg.Layout
@@ -313,9 +316,10 @@ func (c *FrameCache) Invalidate() {
 		}
 		c.gen = 1
 	}
-	for i := range c.typs {
-		c.typs[i] = typUnknown
+	for _, n := range c.typsSet {
+		c.typs[n] = typUnknown
 	}
+	c.typsSet = c.typsSet[:0]
 	c.buf = c.buf[:0] // the entities' slots stay: an entity's bits are kept while they do not change
 	for i := range c.states[:c.nstates] {
 		c.states[i].s = nil // do not keep the game's objects alive
@@ -335,6 +339,10 @@ func (c *FrameCache) begin(f game.Frame) {
 	if c.ents == nil {
 		c.ents = make([]cacheEntry, game.MaxEntities)
 		c.typs = make([]game.TypeID, game.MaxEntities)
+		for i := range c.typs {
+			c.typs[i] = typUnknown
+		}
+		c.typsSet = make([]game.EntityNum, 0, game.MaxEntities)
 		c.layouts = make([]bitmsg.Layout, game.MaxEntities)
 	}
 	if c.gen == 0 || c.frame != f {
@@ -411,7 +419,7 @@ func (c *FrameCache) unchanged(ce *cacheEntry, gver uint64) bool {
 // slot), layout and version.
 func (c *FrameCache) keep(n game.EntityNum, ce *cacheEntry) {
 	ce.gen, ce.sh = c.gen, shareHeads{memo: -1, run: -1}
-	c.typs[n] = ce.typ
+	c.setTyp(n, ce.typ)
 	c.keptHits++
 }
 
@@ -423,7 +431,7 @@ func (c *FrameCache) encode(n game.EntityNum, ce *cacheEntry, world Entities, gv
 	ce.typ, ce.bits, ce.sh, ce.ver, ce.gver = game.NoType, 0, shareHeads{memo: -1, run: -1}, 0, gver
 	if ent == nil {
 		ce.gen = c.gen
-		c.typs[n] = game.NoType
+		c.setTyp(n, game.NoType)
 		return ce, nil
 	}
 	if !reg.Known(typ) {
@@ -447,8 +455,15 @@ func (c *FrameCache) encode(n game.EntityNum, ce *cacheEntry, world Entities, gv
 		c.storeSlot(ce, st[:nb])
 	}
 	ce.gen, ce.typ, ce.bits, ce.ver = c.gen, typ, uint16(nbits), ver
-	c.typs[n] = typ
+	c.setTyp(n, typ)
 	return ce, nil
+}
+
+// setTyp records entity n's type for this generation (FrameCache.typs); an entry is set once
+// per generation, as its cache entry is.
+func (c *FrameCache) setTyp(n game.EntityNum, typ game.TypeID) {
+	c.typs[n] = typ
+	c.typsSet = append(c.typsSet, n)
 }
 
 // storeSlot puts state st (whole bytes) into entry ce's slot, giving it a larger one at the end
