@@ -16,27 +16,54 @@ func writeCmdDelta(w *bitmsg.Writer, base, cmd *game.UserCmd, code uint32, ncode
 		w.WriteBits64(uint64(code), ncode)
 		return game.WriteUserCmdDelta(w, base, cmd)
 	}
-	acc, n := uint64(code)&(1<<uint(ncode)-1), ncode // ncode <= 26
-	field := func(v, b uint32, bits int) {
-		if n+1+bits > 64 {
-			w.WriteBits64(acc, n)
-			acc, n = 0, 0
-		}
-		if v == b {
-			n++ // a 0 bit
-		} else {
-			acc |= (uint64(v)<<1 | 1) << uint(n)
-			n += 1 + bits
-		}
+	// The field table of game.WriteUserCmdDelta: Buttons 16, Forward 8, Right 8, Up 8 bits (at
+	// most 44 bits with their flags, after a code of at most 20 bits: one word), then Yaw 16 and
+	// Pitch 16 (at most 34).
+	acc, n := uint64(code)&(1<<uint(ncode)-1), uint(ncode) // ncode <= 26
+	if n > 20 {
+		w.WriteBits64(acc, int(n))
+		acc, n = 0, 0
 	}
-	// The field table of game.WriteUserCmdDelta: Buttons 16, Forward 8, Right 8, Up 8, Yaw 16,
-	// Pitch 16 bits.
-	field(uint32(cmd.Buttons), uint32(base.Buttons), 16)
-	field(uint32(uint8(cmd.Forward)), uint32(uint8(base.Forward)), 8)
-	field(uint32(uint8(cmd.Right)), uint32(uint8(base.Right)), 8)
-	field(uint32(uint8(cmd.Up)), uint32(uint8(base.Up)), 8)
-	field(uint32(cmd.Yaw), uint32(base.Yaw), 16)
-	field(uint32(cmd.Pitch), uint32(base.Pitch), 16)
-	w.WriteBits64(acc, n)
+	if v, b := uint64(cmd.Buttons), uint64(base.Buttons); v != b {
+		acc |= (v<<1 | 1) << n
+		n += 17
+	} else {
+		n++
+	}
+	if v, b := uint64(uint8(cmd.Forward)), uint64(uint8(base.Forward)); v != b {
+		acc |= (v<<1 | 1) << n
+		n += 9
+	} else {
+		n++
+	}
+	if v, b := uint64(uint8(cmd.Right)), uint64(uint8(base.Right)); v != b {
+		acc |= (v<<1 | 1) << n
+		n += 9
+	} else {
+		n++
+	}
+	if v, b := uint64(uint8(cmd.Up)), uint64(uint8(base.Up)); v != b {
+		acc |= (v<<1 | 1) << n
+		n += 9
+	} else {
+		n++
+	}
+	if n > 30 {
+		w.WriteBits64(acc, int(n))
+		acc, n = 0, 0
+	}
+	if v, b := uint64(cmd.Yaw), uint64(base.Yaw); v != b {
+		acc |= (v<<1 | 1) << n
+		n += 17
+	} else {
+		n++
+	}
+	if v, b := uint64(cmd.Pitch), uint64(base.Pitch); v != b {
+		acc |= (v<<1 | 1) << n
+		n += 17
+	} else {
+		n++
+	}
+	w.WriteBits64(acc, int(n))
 	return nil
 }
