@@ -93,7 +93,11 @@ type FrameCache struct {
 	// entities are in runEnts, their bits in memoBuf; bounded by memoRecs and runEntsMax.
 	runs    []runRec
 	runEnts []runEnt
-	runHits int // entities replayed from runs since the cache was made (tests)
+	// runPents and runBytes: the runs' pending entries and state bytes (runRec.pents), bounded
+	// by runEntsMax entries and memoBytes bytes.
+	runPents []pendingEnt
+	runBytes []byte
+	runHits  int // entities replayed from runs since the cache was made (tests)
 	// vheads: a view's own heads of its memo records and runs per entity (a view does not
 	// write the entries it shares), valid where stamped with vgen, which each ShareFrom
 	// advances.
@@ -162,7 +166,8 @@ func (v *FrameCache) ShareFrom(c *FrameCache) {
 	*v = FrameCache{frame: c.frame, gen: c.gen, ents: c.ents, typs: c.typs, layouts: c.layouts, slots: c.slots, buf: c.buf, states: c.states,
 		nstates: c.nstates, stateIx: c.stateIx, view: true,
 		memo: v.memo[:0], memoBuf: v.memoBuf[:0], memoHits: v.memoHits,
-		runs: v.runs[:0], runEnts: v.runEnts[:0], runHits: v.runHits, vheads: v.vheads, vgen: vgen}
+		runs: v.runs[:0], runEnts: v.runEnts[:0], runPents: v.runPents[:0], runBytes: v.runBytes[:0],
+		runHits: v.runHits, vheads: v.vheads, vgen: vgen}
 }
 
 // Bounds of the delta memo of one generation: at most memoRecs deltas and memoBytes bytes of
@@ -198,6 +203,10 @@ type runRec struct {
 	first  int32
 	n      int32
 	outOff uint32
+	// pents: its entities' pending entries at runPents[pents:pents+n] (-1: not kept), their
+	// state bytes from bytesOff in runBytes (the entries' offsets count from there).
+	pents    int32
+	bytesOff uint32
 }
 
 // runEnt is one entity of a run: its number, the version of the base state its delta is
@@ -328,6 +337,7 @@ func (c *FrameCache) Invalidate() {
 	clear(c.stateIx) // keeps its memory
 	c.memo, c.memoBuf = c.memo[:0], c.memoBuf[:0]
 	c.runs, c.runEnts = c.runs[:0], c.runEnts[:0]
+	c.runPents, c.runBytes = c.runPents[:0], c.runBytes[:0]
 }
 
 // begin makes the cache hold frame f.

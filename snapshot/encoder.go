@@ -409,7 +409,7 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 					// Another client wrote this entity against the same base, and the
 					// members after it: replay as many as are this client's too.
 					k := e.runMatch(c, r, i)
-					rec.close(c, w)
+					rec.close(c, w, pents, pbuf)
 					code, n := nextCode(i - prev - 1)
 					w.WriteBits(code, n) // the run's bits start at the spawn flag
 					w.WriteBitsFrom(c.memoBuf[r.outOff:cap(c.memoBuf)], int(c.runEnts[int(r.first)+k-1].endBit))
@@ -417,9 +417,20 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 						p.ents, p.buf = pents, pbuf
 						return fmt.Errorf("snapshot: entity %d: %w", m.num, err)
 					}
-					for _, mm := range members[i : i+k] {
-						cm := &ents[mm.num&(game.MaxEntities-1)]
-						pents, pbuf = appendEnt(pents, pbuf, mm.num, mm.typ, c.state(cm), int(cm.bits), cm.ver)
+					if r.pents >= 0 { // the run's pending entries and bytes, appended whole
+						rp := c.runPents[r.pents : int(r.pents)+k]
+						last := &rp[k-1]
+						boff := uint32(len(pbuf))
+						for _, pe := range rp {
+							pe.off += boff
+							pents = append(pents, pe)
+						}
+						pbuf = append(pbuf, c.runBytes[r.bytesOff:r.bytesOff+last.off+(uint32(last.bits)+7)/8]...)
+					} else {
+						for _, mm := range members[i : i+k] {
+							cm := &ents[mm.num&(game.MaxEntities-1)]
+							pents, pbuf = appendEnt(pents, pbuf, mm.num, mm.typ, c.state(cm), int(cm.bits), cm.ver)
+						}
 					}
 					c.memoHits += k
 					c.runHits += k
@@ -445,7 +456,7 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 		// A run goes on while the members written follow one another; it starts at an
 		// entity's spawn flag.
 		if !runs || spawn || label == 0 || prev != i-1 {
-			rec.close(c, w)
+			rec.close(c, w, pents, pbuf)
 		}
 		mark := w.Len() + n
 		w.WriteBits(code, n+1)
@@ -460,12 +471,12 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 			return fmt.Errorf("snapshot: entity %d: %w", m.num, err)
 		}
 		if runs && !spawn && label != 0 {
-			rec.add(c, m.num, label, mark, w.Len())
+			rec.add(c, m.num, label, mark, w.Len(), len(pents), len(pbuf))
 		}
 		pents, pbuf = appendEnt(pents, pbuf, m.num, m.typ, st, nbits, ce.ver)
 		prev = i
 	}
-	rec.close(c, w)
+	rec.close(c, w, pents, pbuf)
 	p.ents, p.buf = pents, pbuf
 	return nil
 }
@@ -510,16 +521,21 @@ type runRecording struct {
 	first    int
 	startBit int
 	num      game.EntityNum // its first entity
+	// pent and pbufOff: where its first entity's pending entry and state bytes are in the
+	// client's pending snapshot (its entities' entries and bytes follow one another there).
+	pent, pbufOff int
 }
 
 // add appends entity n, written against the base state of version label from bit mark (its
-// spawn flag) to bit end, to the run being recorded, or starts one with it.
-func (r *runRecording) add(c *FrameCache, n game.EntityNum, label uint64, mark, end int) {
+// spawn flag) to bit end, to the run being recorded, or starts one with it; its pending entry
+// and state bytes are to be at pent and pbufOff of the client's pending snapshot.
+func (r *runRecording) add(c *FrameCache, n game.EntityNum, label uint64, mark, end, pent, pbufOff int) {
 	if !r.on {
 		if len(c.runEnts) == runEntsMax {
 			return
 		}
 		r.on, r.first, r.startBit, r.num = true, len(c.runEnts), mark, n
+		r.pent, r.pbufOff = pent, pbufOff
 	}
 	if len(c.runEnts) == runEntsMax {
 		return // the run ends here
@@ -530,7 +546,7 @@ func (r *runRecording) add(c *FrameCache, n game.EntityNum, label uint64, mark, 
 // close ends the run being recorded, w being at its end: a run of two entities or more is kept
 // for the generation (bounded: memoRecs runs, memoBytes of bits in memoBuf, memoChain runs per
 // starting entity), a shorter one dropped.
-func (r *runRecording) close(c *FrameCache, w *bitmsg.Writer) {
+func (r *runRecording) close(c *FrameCache, w *bitmsg.Writer, pents []pendingEnt, pbuf []byte) {
 	if !r.on {
 		return
 	}
@@ -552,7 +568,26 @@ func (r *runRecording) close(c *FrameCache, w *bitmsg.Writer) {
 	}
 	off := len(c.memoBuf)
 	c.memoBuf, _ = w.AppendSince(c.memoBuf, r.startBit)
-	c.runs = append(c.runs, runRec{next: h.run, first: int32(r.first), n: int32(n), outOff: uint32(off)})
+	rr := runRec{next: h.run, first: int32(r.first), n: int32(n), outOff: uint32(off), pents: -1}
+	// The run's pending entries and state bytes too, which every client replaying it appends
+	// to its pending snapshot as they are (offsets from the run's first byte).
+	if r.pent+n <= len(pents) {
+		last := &pents[r.pent+n-1]
+		end := int(last.off) + (int(last.bits)+7)/8
+		if c.runPents == nil {
+			c.runPents = make([]pendingEnt, 0, runEntsMax)
+			c.runBytes = make([]byte, 0, memoBytes)
+		}
+		if end <= len(pbuf) && cap(c.runBytes)-len(c.runBytes) >= end-r.pbufOff {
+			rr.pents, rr.bytesOff = int32(len(c.runPents)), uint32(len(c.runBytes))
+			for _, pe := range pents[r.pent : r.pent+n] {
+				pe.off -= uint32(r.pbufOff)
+				c.runPents = append(c.runPents, pe)
+			}
+			c.runBytes = append(c.runBytes, pbuf[r.pbufOff:end]...)
+		}
+	}
+	c.runs = append(c.runs, rr)
 	h.run = int32(len(c.runs) - 1)
 }
 
