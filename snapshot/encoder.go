@@ -168,21 +168,16 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 	if in.PVS != nil && cache != nil {
 		// The entries Prepare (or an earlier Build) looked up this frame are read in place;
 		// the others go through the cache, which encodes them.
-		var typs *[game.MaxEntities]game.TypeID // indexed by numbers masked to their range
+		typs := &noTypes // indexed by numbers masked to their range
 		if !cache.stale && cache.ents != nil {
 			typs = (*[game.MaxEntities]game.TypeID)(cache.typs)
 		}
 		members := e.members
 		for i, bits := range in.PVS {
-			live := uint32(0)
-			for bits != 0 {
-				b := bits & -bits
-				bits &^= b
-				n := game.EntityNum(i*32 + trailingZeros(b))
-				typ := typUnknown
-				if typs != nil {
-					typ = typs[n&(game.MaxEntities-1)]
-				}
+			live := bits // less the numbers with no live entity, met below
+			for ; bits != 0; bits &= bits - 1 {
+				n := game.EntityNum(i*32 + trailingZeros(bits))
+				typ := typs[n&(game.MaxEntities-1)]
 				if typ == typUnknown {
 					ce, err := cache.entity(n, in.World, nil, e.reg)
 					if err != nil {
@@ -191,10 +186,11 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 					}
 					typ = ce.typ
 				}
-				if typ != game.NoType {
-					live |= b
-					members = append(members, member{num: n, typ: typ})
+				if typ == game.NoType {
+					live &^= bits & -bits
+					continue
 				}
+				members = append(members, member{num: n, typ: typ})
 			}
 			e.pvs[i] = live
 		}
@@ -492,6 +488,14 @@ func omitted(members []member, i int, ents *[game.MaxEntities]cacheEntry, base *
 	}
 	return i
 }
+
+// noTypes is FrameCache.typs for a cache that holds nothing: every entity to be looked up.
+var noTypes = func() (t [game.MaxEntities]game.TypeID) {
+	for i := range t {
+		t[i] = typUnknown
+	}
+	return t
+}()
 
 // runMatch returns how many entities of run r, at least its first, are written by this client
 // from member i on with the run's bits: the same entity numbers one after the other, each
