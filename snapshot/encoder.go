@@ -417,9 +417,10 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 						rp := c.runPents[r.pents : int(r.pents)+k]
 						last := &rp[k-1]
 						boff := uint32(len(pbuf))
-						for _, pe := range rp {
-							pe.off += boff
-							pents = append(pents, pe)
+						j := len(pents)
+						pents = append(pents, rp...)
+						for q := range pents[j:] {
+							pents[j+q].off += boff
 						}
 						pbuf = append(pbuf, c.runBytes[r.bytesOff:r.bytesOff+last.off+(uint32(last.bits)+7)/8]...)
 					} else {
