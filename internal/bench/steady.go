@@ -239,12 +239,11 @@ func serverLoop(rec *Recording, base *snapshot.CommonBase, pvs [][]snapshot.PVS,
 				return loopCost{}, err
 			}
 			tickNS += float64(time.Since(start).Nanoseconds())
-			// The client acknowledges the snapshot two back (untimed: the client's work).
+			// The client's acknowledgement of the snapshot two back, made after the previous
+			// tick's snapshots (below).
 			var ack []byte
-			if h.Seq > 2 {
-				if ack, err = link.clientAck(now, h.Seq-2); err != nil {
-					return loopCost{}, err
-				}
+			if h.Seq > 2 && link.ackSeq == h.Seq-2 {
+				ack = link.ack
 			}
 			// Timed: the server takes the ack, applies it and queues "apply S", and the
 			// channel sends the snapshot with its reliables, compressed when smaller.
@@ -268,6 +267,20 @@ func serverLoop(rec *Recording, base *snapshot.CommonBase, pvs [][]snapshot.PVS,
 			tickNS += float64(time.Since(start).Nanoseconds())
 			link.keep(h.Seq, pkt)
 		}
+		// The clients' side, untimed and after every snapshot of the tick as on another
+		// machine (not between two clients' snapshots, in the server's caches): each client
+		// takes the snapshot one back and acknowledges it, for the server to take next tick, when
+		// it is two back. Its clock reads the next tick's time, as when it was made then.
+		next := frameTime(rec.Ticks[(it+1)%ticks].Frame)
+		for _, link := range links {
+			if seq := link.lastSeq; seq >= 2 {
+				ack, err := link.clientAck(next, seq-1)
+				if err != nil {
+					return loopCost{}, err
+				}
+				link.ack, link.ackSeq = ack, seq-1
+			}
+		}
 		if measured {
 			ns += tickNS
 		}
@@ -289,6 +302,9 @@ type steadyLink struct {
 	server, client *netchan.Channel
 	out, in        capture
 	sent           [3][]byte
+	lastSeq        snapshot.Seq // the last snapshot sent
+	ack            []byte       // the client's packet acknowledging snapshot ackSeq
+	ackSeq         snapshot.Seq
 	prevApply      snapshot.Seq
 }
 
@@ -328,6 +344,7 @@ func newSteadyLink(cfg netchan.Config, id netchan.ConnID) (*steadyLink, error) {
 func (l *steadyLink) keep(seq snapshot.Seq, pkt []byte) {
 	i := int(seq % 3)
 	l.sent[i] = append(l.sent[i][:0], pkt...)
+	l.lastSeq = seq
 }
 
 // clientAck delivers the packet of snapshot seq to the client's channel and returns the
