@@ -234,6 +234,48 @@ func BenchmarkCompressPrevious(b *testing.B) {
 	}
 }
 
+// boundInputs returns inputs of n bytes for the size tests: zero, all ones, sparse, random,
+// alternating stretches of zero and non-zero bytes (runs that cross blocks), delta-like.
+func boundInputs(rng *rand.Rand, n int) [][]byte {
+	zero, ones, sparse, random, stretches := make([]byte, n), make([]byte, n), make([]byte, n), make([]byte, n), make([]byte, n)
+	for i := range n {
+		ones[i] = 0xFF
+		random[i] = byte(rng.Uint32())
+		if rng.IntN(40) == 0 {
+			sparse[i] = 1 << rng.IntN(8)
+		}
+	}
+	for i := 0; i < n; {
+		k := 1 + rng.IntN(30)
+		if rng.IntN(2) == 0 {
+			for j := i; j < min(i+k, n); j++ {
+				stretches[j] = byte(rng.Uint32()) | 1
+			}
+		}
+		i += k
+	}
+	return [][]byte{zero, ones, sparse, random, stretches, deltaLike(rng, n)}
+}
+
+// forEachCut calls f with each input of each length (inputs), each word size, and each srcBits
+// of the last 40 bits, the bits past srcBits set: junk the functions must ignore.
+func forEachCut(lengths []int, inputs func(n int) [][]byte, f func(src []byte, srcBits, w int)) {
+	for _, n := range lengths {
+		for _, src := range inputs(n) {
+			for w := MinWordBits; w <= MaxWordBits; w++ {
+				for cut := 0; cut <= min(40, 8*n); cut++ {
+					s := bytes.Clone(src)
+					srcBits := 8*n - cut
+					if r := srcBits % 8; r != 0 {
+						s[srcBits/8] |= 0xFF << r
+					}
+					f(s, srcBits, w)
+				}
+			}
+		}
+	}
+}
+
 // TestLowerBoundMatchesReference: LowerBound is refLowerBound's word-by-word count, and
 // LowerBoundAbove agrees with it at limits around it, for every word size, on inputs long
 // enough for the 3-bit words' 24-byte loop to run many times (and to stop early on the
@@ -242,26 +284,7 @@ func BenchmarkCompressPrevious(b *testing.B) {
 // random, and alternating stretches of zero and non-zero bytes (runs that cross blocks).
 func TestLowerBoundMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
-	inputs := func(n int) [][]byte {
-		zero, ones, sparse, random, stretches := make([]byte, n), make([]byte, n), make([]byte, n), make([]byte, n), make([]byte, n)
-		for i := range n {
-			ones[i] = 0xFF
-			random[i] = byte(rng.Uint32())
-			if rng.IntN(40) == 0 {
-				sparse[i] = 1 << rng.IntN(8)
-			}
-		}
-		for i := 0; i < n; {
-			k := 1 + rng.IntN(30)
-			if rng.IntN(2) == 0 {
-				for j := i; j < min(i+k, n); j++ {
-					stretches[j] = byte(rng.Uint32()) | 1
-				}
-			}
-			i += k
-		}
-		return [][]byte{zero, ones, sparse, random, stretches, deltaLike(rng, n)}
-	}
+	inputs := func(n int) [][]byte { return boundInputs(rng, n) }
 	check := func(src []byte, srcBits, w int) {
 		lb, _ := refLowerBound(src, srcBits, w)
 		if got := LowerBound(src, srcBits, w); got != lb {
@@ -277,20 +300,7 @@ func TestLowerBoundMatchesReference(t *testing.T) {
 	for range 20 {
 		lengths = append(lengths, rng.IntN(3000))
 	}
-	for _, n := range lengths {
-		for _, src := range inputs(n) {
-			for w := MinWordBits; w <= MaxWordBits; w++ {
-				for cut := 0; cut <= min(40, 8*n); cut++ {
-					s := bytes.Clone(src)
-					srcBits := 8*n - cut
-					if r := srcBits % 8; r != 0 {
-						s[srcBits/8] |= 0xFF << r // garbage past srcBits is ignored
-					}
-					check(s, srcBits, w)
-				}
-			}
-		}
-	}
+	forEachCut(lengths, inputs, check)
 }
 
 // previousCounts3 is the 3-bit aligned count that alignedCounts3 replaced (one 6-byte block
@@ -375,23 +385,7 @@ func checkCompressedBits(t testing.TB, src []byte, srcBits, w, want int) {
 func TestCompressedBitsMatchesCompress(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
 	inputs := func(n int) [][]byte {
-		zero, ones, sparse, random, stretches := make([]byte, n), make([]byte, n), make([]byte, n), make([]byte, n), make([]byte, n)
-		for i := range n {
-			ones[i] = 0xFF
-			random[i] = byte(rng.Uint32())
-			if rng.IntN(40) == 0 {
-				sparse[i] = 1 << rng.IntN(8)
-			}
-		}
-		for i := 0; i < n; {
-			k := 1 + rng.IntN(30)
-			if rng.IntN(2) == 0 {
-				for j := i; j < min(i+k, n); j++ {
-					stretches[j] = byte(rng.Uint32()) | 1
-				}
-			}
-			i += k
-		}
+		in := boundInputs(rng, n)
 		// Single set bits with gaps of random bit lengths up to 600 (runs of up to 300 2-bit
 		// words), so runs start and end at every bit of a block.
 		gaps := make([]byte, n)
@@ -406,31 +400,20 @@ func TestCompressedBitsMatchesCompress(t *testing.T) {
 			w := MinWordBits + rng.IntN(MaxWordBits-MinWordBits+1)
 			b += (1+rng.IntN(4))*w<<w + (rng.IntN(2*w+1) - w)
 		}
-		return [][]byte{zero, ones, sparse, random, stretches, deltaLike(rng, n), gaps, multiples}
+		return append(in, gaps, multiples)
 	}
 	lengths := []int{0, 1, 2, 3, 5, 6, 7, 8, 9, 13, 14, 15, 16, 23, 24, 25, 26, 27, 47, 48, 49, 50, 51, 52, 53, 97, 98, 99, 100, 101, 1760, 1761, 1762, 1763, 1764, 1765, 1766, 1767}
 	for range 12 {
 		lengths = append(lengths, rng.IntN(3000))
 	}
 	dst := make([]byte, (MaxCompressedBits(8*3000, MinWordBits)+7)/8)
-	for _, n := range lengths {
-		for _, src := range inputs(n) {
-			for w := MinWordBits; w <= MaxWordBits; w++ {
-				for cut := 0; cut <= min(40, 8*n); cut++ {
-					s := bytes.Clone(src)
-					srcBits := 8*n - cut
-					if r := srcBits % 8; r != 0 {
-						s[srcBits/8] |= 0xFF << r // junk past srcBits is ignored
-					}
-					want, err := Compress(dst, s, srcBits, w)
-					if err != nil {
-						t.Fatalf("w=%d len %d bits=%d: Compress: %v", w, n, srcBits, err)
-					}
-					checkCompressedBits(t, s, srcBits, w, want)
-				}
-			}
+	forEachCut(lengths, inputs, func(s []byte, srcBits, w int) {
+		want, err := Compress(dst, s, srcBits, w)
+		if err != nil {
+			t.Fatalf("w=%d bits=%d: Compress: %v", w, srcBits, err)
 		}
-	}
+		checkCompressedBits(t, s, srcBits, w, want)
+	})
 	// Zero runs of every length from 1 to 4*2^w+1 words, alone, after a non-zero word, and
 	// before one (at the start, in the middle and at the end), at every bit offset of a block.
 	for w := MinWordBits; w <= MaxWordBits; w++ {
