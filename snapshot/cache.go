@@ -380,6 +380,8 @@ func (c *FrameCache) Prepare(f game.Frame, world Entities, reg *game.Registry, p
 			if ce.gen == gen {
 				continue // looked up this frame already
 			}
+			// lookup, inline: most entities of a frame are kept, and a call apiece costs
+			// about 1% of the server's snapshot work.
 			gver := uint64(0)
 			if vers != nil {
 				if gver = vers.EntityVersion(n); c.unchanged(ce, gver) {
@@ -387,7 +389,7 @@ func (c *FrameCache) Prepare(f game.Frame, world Entities, reg *game.Registry, p
 					continue
 				}
 			}
-			if _, err := c.encode(n, ce, world, gver, reg); err != nil {
+			if err := c.encode(n, ce, world, gver, reg); err != nil {
 				return err
 			}
 		}
@@ -395,10 +397,9 @@ func (c *FrameCache) Prepare(f game.Frame, world Entities, reg *game.Registry, p
 	return nil
 }
 
-// entity returns entity n's cache entry for the current frame, encoding it if needed: unless
-// vers (world's EntityVersions, or nil) gives the version the entity had in the previous
-// generation, whose bits are then copied.
-func (c *FrameCache) entity(n game.EntityNum, world Entities, vers EntityVersions, reg *game.Registry) (*cacheEntry, error) {
+// entity returns entity n's cache entry for the current frame, looking it up if needed (a
+// Build meeting an entity Prepare did not).
+func (c *FrameCache) entity(n game.EntityNum, world Entities, reg *game.Registry) (*cacheEntry, error) {
 	if c.view && (c.stale || c.ents == nil) {
 		return nil, ErrNotPrepared
 	}
@@ -409,11 +410,21 @@ func (c *FrameCache) entity(n game.EntityNum, world Entities, vers EntityVersion
 	if c.view {
 		return nil, ErrNotPrepared
 	}
+	vers, _ := world.(EntityVersions)
+	if err := c.lookup(n, ce, world, vers, reg); err != nil {
+		return nil, err
+	}
+	return ce, nil
+}
+
+// lookup makes entry ce entity n's for this generation: kept as it is when vers (world's
+// EntityVersions, or nil) says the entity did not change, else encoded.
+func (c *FrameCache) lookup(n game.EntityNum, ce *cacheEntry, world Entities, vers EntityVersions, reg *game.Registry) error {
 	gver := uint64(0)
 	if vers != nil {
 		if gver = vers.EntityVersion(n); c.unchanged(ce, gver) {
 			c.keep(n, ce)
-			return ce, nil
+			return nil
 		}
 	}
 	return c.encode(n, ce, world, gver, reg)
@@ -435,23 +446,23 @@ func (c *FrameCache) keep(n game.EntityNum, ce *cacheEntry) {
 
 // encode writes entity n's state (entry ce) for this generation through its WriteSnapshot;
 // gver is the world's EntityVersion of it (0: none).
-func (c *FrameCache) encode(n game.EntityNum, ce *cacheEntry, world Entities, gver uint64, reg *game.Registry) (*cacheEntry, error) {
+func (c *FrameCache) encode(n game.EntityNum, ce *cacheEntry, world Entities, gver uint64, reg *game.Registry) error {
 	prev := *ce // the entry as last looked up (its bits in its slot)
 	ent, typ := world.Entity(n)
 	ce.typ, ce.bits, ce.sh, ce.ver, ce.gver = game.NoType, 0, shareHeads{memo: -1, run: -1}, 0, gver
 	if ent == nil {
 		ce.gen = c.gen
 		c.setTyp(n, game.NoType)
-		return ce, nil
+		return nil
 	}
 	if !reg.Known(typ) {
-		return nil, fmt.Errorf("%w: entity %d has unregistered type %d", ErrInput, n, typ)
+		return fmt.Errorf("%w: entity %d has unregistered type %d", ErrInput, n, typ)
 	}
 	c.dw.Reset(nil, 0, nil, c.scratch[:game.MaxStateBytes])
 	c.dw.RecordLayout(&c.layouts[n])
 	ent.WriteSnapshot(&c.dw)
 	if err := c.dw.Err(); err != nil {
-		return nil, fmt.Errorf("snapshot: entity %d (type %d): %w", n, typ, err)
+		return fmt.Errorf("snapshot: entity %d (type %d): %w", n, typ, err)
 	}
 	st, nbits := c.dw.State()
 	nb := (nbits + 7) / 8
@@ -466,7 +477,7 @@ func (c *FrameCache) encode(n game.EntityNum, ce *cacheEntry, world Entities, gv
 	}
 	ce.gen, ce.typ, ce.bits, ce.ver = c.gen, typ, uint16(nbits), ver
 	c.setTyp(n, typ)
-	return ce, nil
+	return nil
 }
 
 // setTyp records entity n's type for this generation (FrameCache.typs); an entry is set once
@@ -667,29 +678,26 @@ func (c *FrameCache) writeEntDelta(w *bitmsg.Writer, n game.EntityNum, ce *cache
 // writeStateDelta writes the delta of state entry se (st, nbits bits) against a base state
 // (base, baseBits bits; base runs on past them) into w as WriteDelta does, replaying the delta
 // kept for an equal base (the bytes compared: a base's bits past baseBits are zero) or keeping
-// the one it writes while se and the memory have room. It reports false when w failed.
-func (c *FrameCache) writeStateDelta(w *bitmsg.Writer, se *stateEntry, st []byte, nbits int, base []byte, baseBits int) bool {
+// the one it writes while se and the memory have room. An error stays in w.
+func (c *FrameCache) writeStateDelta(w *bitmsg.Writer, se *stateEntry, st []byte, nbits int, base []byte, baseBits int) {
 	nbb := uint32(baseBits+7) / 8
 	for i := range se.nmemo {
 		m := &se.memo[i]
 		if int(m.baseBits) == baseBits && string(c.memoBuf[m.baseOff:m.baseOff+nbb]) == string(base[:nbb]) {
 			w.WriteBitsFrom(c.memoBuf[m.outOff:cap(c.memoBuf)], int(m.outBits)) // words past the bits: the fast reads
 			c.stateHits++
-			return w.Err() == nil
+			return
 		}
 	}
 	start := w.Len()
 	w.WriteDelta(&se.layout, st, nbits, base, baseBits)
-	if w.Err() != nil {
-		return false
-	}
 	out := w.Len() - start
-	if int(se.nmemo) == stateMemos || out > math.MaxUint16 {
-		return true
+	if w.Err() != nil || int(se.nmemo) == stateMemos || out > math.MaxUint16 {
+		return
 	}
 	c.memoMemory()
 	if cap(c.memoBuf)-len(c.memoBuf) < int(nbb)+(out+7)/8 {
-		return true // the generation's memory is spent: written, not kept
+		return // the generation's memory is spent: written, not kept
 	}
 	m := &se.memo[se.nmemo]
 	m.baseOff, m.baseBits = uint32(len(c.memoBuf)), uint16(baseBits)
@@ -698,5 +706,4 @@ func (c *FrameCache) writeStateDelta(w *bitmsg.Writer, se *stateEntry, st []byte
 	c.memoBuf, out = w.AppendSince(c.memoBuf, start)
 	m.outBits = uint16(out)
 	se.nmemo++
-	return true
 }

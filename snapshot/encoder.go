@@ -179,7 +179,7 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 				n := game.EntityNum(i*32 + trailingZeros(bits))
 				typ := typs[n&(game.MaxEntities-1)]
 				if typ == typUnknown {
-					ce, err := cache.entity(n, in.World, nil, e.reg)
+					ce, err := cache.entity(n, in.World, e.reg)
 					if err != nil {
 						e.members = members
 						return err
@@ -617,8 +617,8 @@ func (e *Encoder) writeCachedState(w *bitmsg.Writer, c *FrameCache, id game.Stat
 	w.WriteBool(true)
 	if c.view {
 		w.WriteDelta(&se.layout, st, nbits, bstate, bbits)
-	} else if !c.writeStateDelta(w, se, st, nbits, bstate, bbits) {
-		return fmt.Errorf("snapshot: state %d: %w", id, w.Err())
+	} else {
+		c.writeStateDelta(w, se, st, nbits, bstate, bbits)
 	}
 	if err := w.Err(); err != nil {
 		return fmt.Errorf("snapshot: state %d: %w", id, err)
