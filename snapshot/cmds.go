@@ -24,46 +24,25 @@ func writeCmdDelta(w *bitmsg.Writer, base, cmd *game.UserCmd, code uint32, ncode
 		w.WriteBits64(acc, int(n))
 		acc, n = 0, 0
 	}
-	if v, b := uint64(cmd.Buttons), uint64(base.Buttons); v != b {
-		acc |= (v<<1 | 1) << n
-		n += 17
-	} else {
-		n++
-	}
-	if v, b := uint64(uint8(cmd.Forward)), uint64(uint8(base.Forward)); v != b {
-		acc |= (v<<1 | 1) << n
-		n += 9
-	} else {
-		n++
-	}
-	if v, b := uint64(uint8(cmd.Right)), uint64(uint8(base.Right)); v != b {
-		acc |= (v<<1 | 1) << n
-		n += 9
-	} else {
-		n++
-	}
-	if v, b := uint64(uint8(cmd.Up)), uint64(uint8(base.Up)); v != b {
-		acc |= (v<<1 | 1) << n
-		n += 9
-	} else {
-		n++
-	}
+	acc, n = cmdField(acc, n, uint64(cmd.Buttons), uint64(base.Buttons), 16)
+	acc, n = cmdField(acc, n, uint64(uint8(cmd.Forward)), uint64(uint8(base.Forward)), 8)
+	acc, n = cmdField(acc, n, uint64(uint8(cmd.Right)), uint64(uint8(base.Right)), 8)
+	acc, n = cmdField(acc, n, uint64(uint8(cmd.Up)), uint64(uint8(base.Up)), 8)
 	if n > 30 {
 		w.WriteBits64(acc, int(n))
 		acc, n = 0, 0
 	}
-	if v, b := uint64(cmd.Yaw), uint64(base.Yaw); v != b {
-		acc |= (v<<1 | 1) << n
-		n += 17
-	} else {
-		n++
-	}
-	if v, b := uint64(cmd.Pitch), uint64(base.Pitch); v != b {
-		acc |= (v<<1 | 1) << n
-		n += 17
-	} else {
-		n++
-	}
+	acc, n = cmdField(acc, n, uint64(cmd.Yaw), uint64(base.Yaw), 16)
+	acc, n = cmdField(acc, n, uint64(cmd.Pitch), uint64(base.Pitch), 16)
 	w.WriteBits64(acc, int(n))
 	return nil
+}
+
+// cmdField appends one field of a command delta to the n bits of acc: a 0 bit when v equals
+// the base's b, else a 1 bit and v's bits.
+func cmdField(acc uint64, n uint, v, b uint64, bits uint) (uint64, uint) {
+	if v == b {
+		return acc, n + 1
+	}
+	return acc | (v<<1|1)<<n, n + 1 + bits
 }
