@@ -98,6 +98,10 @@ type FrameCache struct {
 	runPents []pendingEnt
 	runBytes []byte
 	runHits  int // entities replayed from runs since the cache was made (tests)
+	// cmds is the command chain of this cache's generation (chain), made by the generation's
+	// first Build with commands; cmdHits counts the commands replayed from it (tests).
+	cmds    cmdChain
+	cmdHits int
 	// vheads: a view's own heads of its memo records and runs per entity (a view does not
 	// write the entries it shares), valid where stamped with vgen, which each ShareFrom
 	// advances.
@@ -167,7 +171,8 @@ func (v *FrameCache) ShareFrom(c *FrameCache) {
 		nstates: c.nstates, stateIx: c.stateIx, view: true,
 		memo: v.memo[:0], memoBuf: v.memoBuf[:0], memoHits: v.memoHits,
 		runs: v.runs[:0], runEnts: v.runEnts[:0], runPents: v.runPents[:0], runBytes: v.runBytes[:0],
-		runHits: v.runHits, vheads: v.vheads, vgen: vgen}
+		runHits: v.runHits, vheads: v.vheads, vgen: vgen,
+		cmds: cmdChain{ents: v.cmds.ents[:0], buf: v.cmds.buf[:0]}, cmdHits: v.cmdHits}
 }
 
 // Bounds of the delta memo of one generation: at most memoRecs deltas and memoBytes bytes of
@@ -338,6 +343,7 @@ func (c *FrameCache) Invalidate() {
 	c.memo, c.memoBuf = c.memo[:0], c.memoBuf[:0]
 	c.runs, c.runEnts = c.runs[:0], c.runEnts[:0]
 	c.runPents, c.runBytes = c.runPents[:0], c.runBytes[:0]
+	c.cmds.reset()
 }
 
 // begin makes the cache hold frame f.

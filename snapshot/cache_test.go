@@ -77,8 +77,15 @@ func TestCachedBuildMatchesReference(t *testing.T) {
 		pvs       PVS
 		states    []game.Snapshotter
 		ps        *playerState
+		cmds      []game.PlayerCmd
 	}
 	cls := make([]*cl, clients)
+	// Players with commands: a block of consecutive entity numbers (a client of each is one
+	// of them: its own command is not in its snapshots), and a few apart.
+	var cmds []game.PlayerCmd
+	for _, n := range []game.EntityNum{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 40, 41, 90, 4000} {
+		cmds = append(cmds, game.PlayerCmd{Entity: n})
+	}
 	for i := range cls {
 		ps := &playerState{Ammo: 50}
 		states := []game.Snapshotter{shared, ps}
@@ -96,7 +103,7 @@ func TestCachedBuildMatchesReference(t *testing.T) {
 	vw := &versionedWorld{EntityTable: world}
 	bufA, bufB := make([]byte, 1<<16), make([]byte, 1<<16)
 	var snap Snapshot
-	written, omittedSome := 0, false
+	written, omittedSome, cmdsWritten := 0, false, 0
 	statesWritten, statesSame := 0, 0
 	for tick := range 400 {
 		frame := game.Frame(tick + 1)
@@ -163,7 +170,25 @@ func TestCachedBuildMatchesReference(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		for _, c := range cls {
+		// The players' commands: most change a field or two each frame. A player that was
+		// removed comes back; each client sees most players.
+		for i := range cmds {
+			randomizeCmd(rng, &cmds[i].Cmd)
+			n := cmds[i].Entity
+			if e, _ := world.Entity(n); e == nil {
+				if _, err := world.Spawn(n, entType); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, c := range cls {
+				if rng.IntN(8) > 0 {
+					c.pvs.Add(n)
+				} else {
+					c.pvs.Remove(n)
+				}
+			}
+		}
+		for ci, c := range cls {
 			for range 3 {
 				n := game.EntityNum(rng.IntN(1000))
 				if c.pvs.Has(n) {
@@ -172,12 +197,14 @@ func TestCachedBuildMatchesReference(t *testing.T) {
 					c.pvs.Add(n)
 				}
 			}
-			in := Input{Frame: frame, PVS: &c.pvs, World: world, States: c.states}
+			in := Input{Frame: frame, PVS: &c.pvs, World: world, States: c.states, Cmds: clientCmds(rng, cmds, ci, c.cmds[:0])}
+			c.cmds = in.Cmds
 			ha, wb := buildBoth(t, tick, c.ref, c.fast, in, &cache, bufA, bufB)
 			if err := c.dec.Decode(bitmsg.NewReader(wb.Bytes(), wb.Len()), &snap); err != nil {
 				t.Fatalf("tick %d: decode: %v", tick, err)
 			}
 			written += len(snap.Entities)
+			cmdsWritten += len(snap.Cmds)
 			for _, st := range snap.States {
 				if st.Changed {
 					statesWritten++
@@ -207,10 +234,48 @@ func TestCachedBuildMatchesReference(t *testing.T) {
 			}
 		}
 	}
-	if written == 0 || !omittedSome || statesWritten == 0 || statesSame == 0 || cache.memoHits == 0 || cache.runHits == 0 || cache.keptHits == 0 || cache.stateHits == 0 {
-		t.Fatalf("weak test: %d entities written, omitted some %v; states written %d, unchanged %d; %d deltas shared, %d in runs; %d encodings kept by version; %d state deltas shared", written, omittedSome, statesWritten, statesSame, cache.memoHits, cache.runHits, cache.keptHits, cache.stateHits)
+	if written == 0 || !omittedSome || statesWritten == 0 || statesSame == 0 || cache.memoHits == 0 || cache.runHits == 0 || cache.keptHits == 0 || cache.stateHits == 0 || cache.cmdHits == 0 || cmdsWritten == 0 {
+		t.Fatalf("weak test: %d entities written, omitted some %v; states written %d, unchanged %d; %d deltas shared, %d in runs; %d encodings kept by version; %d state deltas shared; %d commands written, %d stretches copied", written, omittedSome, statesWritten, statesSame, cache.memoHits, cache.runHits, cache.keptHits, cache.stateHits, cmdsWritten, cache.cmdHits)
 	}
-	t.Logf("%d entities written, %d deltas shared between clients, %d of them in runs; %d encodings kept by version; %d state deltas shared", written, cache.memoHits, cache.runHits, cache.keptHits, cache.stateHits)
+	t.Logf("%d entities written, %d deltas shared between clients, %d of them in runs; %d encodings kept by version; %d state deltas shared; %d commands written, %d stretches of them copied", written, cache.memoHits, cache.runHits, cache.keptHits, cache.stateHits, cmdsWritten, cache.cmdHits)
+}
+
+// randomizeCmd changes one field of cmd or more, or none.
+func randomizeCmd(rng *rand.Rand, cmd *game.UserCmd) {
+	switch rng.IntN(8) {
+	case 0:
+		cmd.Buttons = game.Buttons(rng.IntN(4))
+	case 1:
+		cmd.Forward = int8(rng.IntN(255) - 127)
+	case 2:
+		cmd.Right, cmd.Up = int8(rng.IntN(3)-1), int8(rng.IntN(3)-1)
+	case 3, 4:
+		cmd.Yaw += uint16(rng.IntN(600))
+	case 5:
+		cmd.Pitch = uint16(rng.Uint32())
+	case 6:
+		cmd.Yaw, cmd.Pitch = cmd.Yaw+1, cmd.Pitch-1
+	}
+}
+
+// clientCmds returns in dst the commands client ci is given: the frame's cmds but its own
+// (entity ci+1), and now and then one missing or differing from the others' (in its pitch
+// alone, say), as a server whose clients' commands arrive at different times might give.
+func clientCmds(rng *rand.Rand, cmds []game.PlayerCmd, ci int, dst []game.PlayerCmd) []game.PlayerCmd {
+	for _, pc := range cmds {
+		if int(pc.Entity) == ci+1 || rng.IntN(20) == 0 {
+			continue
+		}
+		if rng.IntN(10) == 0 {
+			if rng.IntN(2) == 0 {
+				pc.Cmd.Pitch++
+			} else {
+				randomizeCmd(rng, &pc.Cmd)
+			}
+		}
+		dst = append(dst, pc)
+	}
+	return dst
 }
 
 // versionedWorld is a world with EntityVersions whose versions the test derives by comparing
@@ -297,10 +362,18 @@ func TestCachedBuildSharedDeltasAllocs(t *testing.T) {
 		e.Base().CopyFrom(s.enc.Base())
 		encs = append(encs, e)
 	}
+	// The commands of 32 players, changing every frame, copied from the frame's command chain.
+	s.in.Cmds = nil
+	for n := range 32 {
+		s.in.Cmds = append(s.in.Cmds, game.PlayerCmd{Entity: game.EntityNum(n * 16)}) // live entities
+	}
 	frame := func() {
 		s.frame++
 		for i := 0; i < len(s.ents); i += 4 {
 			s.ents[(i+int(s.frame))%len(s.ents)].X++
+		}
+		for i := range s.in.Cmds {
+			s.in.Cmds[i].Cmd.Yaw += uint16(i)
 		}
 		s.in.Frame = s.frame
 		for k, e := range encs {
@@ -317,12 +390,12 @@ func TestCachedBuildSharedDeltasAllocs(t *testing.T) {
 	for range 3 * RingSize {
 		frame()
 	}
-	hits := cache.memoHits
+	hits, cmdHits := cache.memoHits, cache.cmdHits
 	if a := testing.AllocsPerRun(50, frame); a != 0 {
 		t.Fatalf("%v allocations per frame of 8 cached builds + acks", a)
 	}
-	if cache.memoHits == hits {
-		t.Fatal("no delta shared between the clients")
+	if cache.memoHits == hits || cache.cmdHits == cmdHits {
+		t.Fatalf("no delta shared between the clients (%d), or no command copied (%d)", cache.memoHits-hits, cache.cmdHits-cmdHits)
 	}
 }
 
@@ -358,10 +431,18 @@ func benchClients8(b *testing.B, cached bool) {
 		encs = append(encs, e)
 	}
 	bits, n := 0, 0
+	// The commands of 32 players, changing every frame, copied from the frame's command chain.
+	s.in.Cmds = nil
+	for n := range 32 {
+		s.in.Cmds = append(s.in.Cmds, game.PlayerCmd{Entity: game.EntityNum(n)})
+	}
 	frame := func() {
 		s.frame++
 		for i := 0; i < len(s.ents); i += 4 {
 			s.ents[(i+int(s.frame))%len(s.ents)].X++
+		}
+		for i := range s.in.Cmds {
+			s.in.Cmds[i].Cmd.Yaw += uint16(i)
 		}
 		s.in.Frame = s.frame
 		for k, e := range encs {

@@ -93,6 +93,7 @@ type Encoder struct {
 	dw       *bitmsg.DeltaWriter
 	pvs      PVS
 	members  []member
+	cmdOps   []cmdOp       // writeCmds's steps
 	ents     []game.Entity // without a FrameCache: members[i]'s Entity
 	state    [game.MaxStateBytes]byte
 	hold     func(n game.EntityNum) bool // Input.Hold of the Build under way
@@ -258,25 +259,8 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 	}
 
 	// Latest commands of the other players in the PVS (DOOM III §2, §3.2).
-	prev, j := -1, 0
-	var last game.UserCmd
-	members, cmds := e.members, in.Cmds
-	for i := range cmds {
-		c := &cmds[i]
-		if i > 0 && c.Entity <= cmds[i-1].Entity {
-			return fmt.Errorf("%w: commands not in ascending entity order", ErrInput)
-		}
-		for j < len(members) && members[j].num < c.Entity {
-			j++
-		}
-		if j == len(members) || members[j].num != c.Entity {
-			continue
-		}
-		code, n := nextCode(j - prev - 1)
-		if err := writeCmdDelta(w, &last, &c.Cmd, code, n); err != nil {
-			return fmt.Errorf("snapshot: command of entity %d: %w", c.Entity, err)
-		}
-		last, prev = c.Cmd, j
+	if err := e.writeCmds(w, in.Cmds, cache); err != nil {
+		return err
 	}
 	writeEnd(w)
 
@@ -311,6 +295,117 @@ func (e *Encoder) Ack(seq Seq) (msg ApplyMessage, ok bool) {
 	e.base.apply(p)
 	e.ring.dropThrough(seq)
 	return ApplyMessage{Seq: seq}, true
+}
+
+// writeCmds writes the commands of cmds whose entities are in the live PVS, each
+// delta-compressed against the one written before it. With a cache, a command whose bits are
+// the next element of the frame's command chain (the command written before it being the
+// element before, for the entity just below: no member between them) is copied from the
+// chain, a stretch of them in one go. planCmds decides, without a call (its values stay in
+// registers); the writes follow.
+func (e *Encoder) writeCmds(w *bitmsg.Writer, cmds []game.PlayerCmd, cache *FrameCache) error {
+	ch := &noChain
+	if cache != nil && len(cmds) > 1 {
+		ch = cache.chain(cmds)
+	}
+	e.cmdOps = slices.Grow(e.cmdOps[:0], len(cmds))
+	ops, ok := planCmds(e.cmdOps[:len(cmds)], cmds, &e.pvs, ch.ents)
+	if !ok {
+		return fmt.Errorf("%w: commands not in ascending entity order", ErrInput)
+	}
+	var zero game.UserCmd
+	for _, op := range ops {
+		if op.cmd < 0 {
+			writeBitsRange(w, ch.buf, int(op.from), int(op.to-op.from))
+			cache.cmdHits++
+			continue
+		}
+		base, skip := &zero, e.pvs.count(0, cmds[op.cmd].Entity)
+		if op.base >= 0 {
+			base = &cmds[op.base].Cmd
+			skip = e.pvs.count(cmds[op.base].Entity+1, cmds[op.cmd].Entity)
+		}
+		c := &cmds[op.cmd]
+		code, n := nextCode(skip)
+		if err := writeCmdDelta(w, base, &c.Cmd, code, n); err != nil {
+			return fmt.Errorf("snapshot: command of entity %d: %w", c.Entity, err)
+		}
+	}
+	return nil
+}
+
+// cmdOp is a step of writing the commands: command cmd delta-compressed against command base
+// (-1: the zero command), or when cmd is -1, bits from to to of the chain.
+type cmdOp struct {
+	cmd, base int32
+	from, to  uint32
+}
+
+// noChain is the empty command chain.
+var noChain cmdChain
+
+// planCmds returns the steps that write the commands of cmds whose entities are in pvs (the
+// live PVS), in ops (len(ops) >= len(cmds): there is at most one step per command), and false
+// if cmds are not in ascending entity order.
+func planCmds(ops []cmdOp, cmds []game.PlayerCmd, pvs *PVS, chain []chainEnt) ([]cmdOp, bool) {
+	k := 0                  // steps so far
+	prevEnt, last := -1, -1 // the entity and the command index of the last command written
+	ci, next := 0, -1       // the chain's element for the command; the element that would go on a stretch
+	for i := 0; i < len(cmds); i++ {
+		c := &cmds[i]
+		if i > 0 && c.Entity <= cmds[i-1].Entity {
+			return nil, false
+		}
+		ent := int(c.Entity) & (game.MaxEntities - 1)
+		if int(c.Entity) != ent || pvs[ent/32]&(1<<(ent%32)) == 0 {
+			continue // not in the live PVS
+		}
+		for ci < len(chain) && int(chain[ci].num) < ent {
+			ci++
+		}
+		onChain := ci < len(chain) && int(chain[ci].num) == ent && chain[ci].key == cmdKey(&c.Cmd) &&
+			chain[ci].pitch == c.Cmd.Pitch
+		if onChain && ci == next && pvs.noneBetween(prevEnt, ent) { // next >= 1: the element before ends where ci starts
+			ops[k] = cmdOp{cmd: -1, from: chain[ci-1].end, to: chain[ci].end}
+		} else {
+			ops[k] = cmdOp{cmd: int32(i), base: int32(last)}
+		}
+		k++
+		next = -1
+		if onChain {
+			// The commands after it that go on along the chain, copied with it.
+			if n := chainStretch(cmds[i:], chain[ci:], pvs); n > 0 {
+				if ops[k-1].cmd >= 0 {
+					ops[k] = cmdOp{cmd: -1, from: chain[ci].end}
+					k++
+				}
+				i, ci = i+n, ci+n
+				ops[k-1].to = chain[ci].end
+			}
+			next = ci + 1
+		}
+		prevEnt, last = int(cmds[i].Entity), i
+	}
+	return ops[:k], true
+}
+
+// chainStretch returns how many commands after cmds[0], whose bits are chain[0]'s, have the bits
+// of the chain's next elements: each in pvs, with no member of pvs between it and the one
+// before (within one word of pvs here; planCmds looks further), and equal to the element.
+func chainStretch(cmds []game.PlayerCmd, chain []chainEnt, pvs *PVS) int {
+	n := 0
+	for n+1 < len(cmds) && n+1 < len(chain) {
+		c, ce := &cmds[n+1], &chain[n+1]
+		ent, prev := int(c.Entity)&(game.MaxEntities-1), int(cmds[n].Entity)
+		word := pvs[ent/32]
+		if c.Entity != ce.num || int(c.Entity) != ent || word>>(ent%32)&1 == 0 ||
+			ent != prev+1 && (ent <= prev || ent/32 != prev/32 || word&(1<<(ent%32)-1)>>(prev%32)>>1 != 0) ||
+			ce.key != cmdKey(&c.Cmd) || ce.pitch != c.Cmd.Pitch {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // writeEntities writes the members whose encoding differs from the base,

@@ -99,6 +99,39 @@ func (p *PVS) DeltaBits(base *PVS) int {
 	return PVSBaseBits + pvsMaskBits + n
 }
 
+// count returns how many entities of p have numbers from a up to, not including, b (a <= b,
+// both at most game.MaxEntities).
+func (p *PVS) count(a, b game.EntityNum) int {
+	n := 0
+	for i := int(a); i < int(b); {
+		word := p[(i/32)&(PVSChunks-1)] >> (i % 32) // the entities from i to the word's end
+		if left := int(b) - i; left < 32-i%32 {
+			word &= 1<<left - 1 // b is in this word
+		}
+		n += bits.OnesCount32(word)
+		i += 32 - i%32
+	}
+	return n
+}
+
+// noneBetween reports whether p holds no entity with a number between a and b, both excluded
+// (-1 <= a < b < game.MaxEntities).
+func (p *PVS) noneBetween(a, b int) bool {
+	if a+1 == b {
+		return true
+	}
+	if a >= 0 && a/32 == b/32 {
+		return p[(b/32)&(PVSChunks-1)]&(1<<(b%32)-1)>>(a%32)>>1 == 0
+	}
+	return p.noneIn(a+1, b)
+}
+
+// noneIn is noneBetween across words: whether p holds no entity from a up to, not including, b.
+// Not inlined: planCmds, which calls noneBetween per command, keeps its loop small.
+//
+//go:noinline
+func (p *PVS) noneIn(a, b int) bool { return p.count(game.EntityNum(a), game.EntityNum(b)) == 0 }
+
 // WriteDelta writes p delta-compressed in 32-bit chunks against base (DOOM
 // III §4.2):
 //
