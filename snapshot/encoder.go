@@ -598,16 +598,21 @@ var noTypes = func() (t [game.MaxEntities]game.TypeID) {
 // changed against a base state of the version the run's delta is against (and so of the same
 // type: not a spawn).
 func (e *Encoder) runMatch(c *FrameCache, r *runRec, i int) int {
-	rents := c.runEnts[r.first : r.first+r.n]
-	members := e.members[i:]
+	return matchRun(c.runEnts[r.first:r.first+r.n], e.members[i:], &e.base.ents, (*[game.MaxEntities]cacheEntry)(c.ents))
+}
+
+// matchRun is runMatch's loop, over the run's entities rents and the members from the first
+// of the run on; it calls nothing, so that its values stay in registers.
+func matchRun(rents []runEnt, members []member, base *[game.MaxEntities]baseEntry, ents *[game.MaxEntities]cacheEntry) int {
+	n := min(len(rents), len(members))
 	k := 1
-	for ; k < len(rents) && k < len(members); k++ {
-		re, m := &rents[k], &members[k]
-		if m.num != re.num {
+	for ; k < n; k++ {
+		m, num := &members[k], rents[k].num
+		be := &base[num&(game.MaxEntities-1)]
+		if m.num != num || be.typ != m.typ {
 			break
 		}
-		be := &e.base.ents[m.num&(game.MaxEntities-1)]
-		if l := be.label(); l != re.label || l == c.ents[m.num].ver || be.typ != m.typ {
+		if l := be.label(); l != rents[k].label || l == ents[num&(game.MaxEntities-1)].ver {
 			break
 		}
 	}
