@@ -311,12 +311,14 @@ func (w *Writer) WriteBitsFrom(src []byte, nbits int) {
 	// The words that fit both ends, counted first so that the loop has one bound.
 	nw := min(nbits/64, (len(buf)-pos)/8, len(src)/8)
 	if nw > 0 {
-		s := src[:nw*8]
-		d := buf[pos : pos+len(s)]
+		s, d := src[:nw*8], buf[pos:pos+nw*8]
+		// The shifts are the same for every word: v << nacc, and v >> (64 - nacc) as two
+		// shifts (0 when nacc is 0).
+		lsh, rsh := nacc&63, (63-nacc)&63
 		for j := 8; j <= len(s) && j <= len(d); j += 8 {
 			v := binary.LittleEndian.Uint64(s[j-8 : j])
-			binary.LittleEndian.PutUint64(d[j-8:j], acc|v<<(nacc&63))
-			acc = v >> 1 >> ((63 - nacc) & 63) // v >> (64 - nacc): 0 when nacc is 0
+			binary.LittleEndian.PutUint64(d[j-8:j], acc|v<<lsh)
+			acc = v >> 1 >> rsh
 		}
 		pos += nw * 8
 		i = nw * 8
