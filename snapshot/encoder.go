@@ -514,8 +514,9 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 						boff := uint32(len(pbuf))
 						j := len(pents)
 						pents = append(pents, rp...)
-						for q := range pents[j:] {
-							pents[j+q].off += boff
+						added := pents[j:]
+						for q := range added {
+							added[q].off += boff
 						}
 						pbuf = append(pbuf, c.runBytes[r.bytesOff:r.bytesOff+last.off+(uint32(last.bits)+7)/8]...)
 					} else {
