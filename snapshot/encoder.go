@@ -393,19 +393,22 @@ func planCmds(ops []cmdOp, cmds []game.PlayerCmd, pvs *PVS, chain []chainEnt) ([
 // of the chain's next elements: each in pvs, with no member of pvs between it and the one
 // before (within one word of pvs here; planCmds looks further), and equal to the element.
 func chainStretch(cmds []game.PlayerCmd, chain []chainEnt, pvs *PVS) int {
-	n := 0
-	for n+1 < len(cmds) && n+1 < len(chain) {
-		c, ce := &cmds[n+1], &chain[n+1]
-		ent, prev := int(c.Entity)&(game.MaxEntities-1), int(cmds[n].Entity)
-		word := pvs[ent/32]
-		if c.Entity != ce.num || int(c.Entity) != ent || word>>(ent%32)&1 == 0 ||
-			ent != prev+1 && (ent <= prev || ent/32 != prev/32 || word&(1<<(ent%32)-1)>>(prev%32)>>1 != 0) ||
-			ce.key != cmdKey(&c.Cmd) || ce.pitch != c.Cmd.Pitch {
+	k := 1
+	for ; k < len(cmds) && k < len(chain); k++ {
+		c, ce := &cmds[k], &chain[k]
+		num := c.Entity
+		if num != ce.num || num >= game.MaxEntities || ce.key != cmdKey(&c.Cmd) || ce.pitch != c.Cmd.Pitch {
 			break
 		}
-		n++
+		// The command before is the element before, whose number is below num (the chain
+		// ascends): num is the next member if no member of its word lies between them.
+		prev, word := cmds[k-1].Entity, pvs[num/32%PVSChunks]
+		if word>>(num%32)&1 == 0 ||
+			num != prev+1 && (num/32 != prev/32 || word&(1<<(num%32)-1)>>(prev%32)>>1 != 0) {
+			break
+		}
 	}
-	return n
+	return k - 1
 }
 
 // writeEntities writes the members whose encoding differs from the base,
