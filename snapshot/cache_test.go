@@ -80,10 +80,14 @@ func TestCachedBuildMatchesReference(t *testing.T) {
 		cmds      []game.PlayerCmd
 	}
 	cls := make([]*cl, clients)
-	// Players with commands: a block of consecutive entity numbers (a client of each is one
-	// of them: its own command is not in its snapshots), and a few apart.
+	// Players with commands, enough for the command chain (chainMinCmds): a block of
+	// consecutive entity numbers (each client is one of them: its own command is not in its
+	// snapshots), and a few apart.
 	var cmds []game.PlayerCmd
-	for _, n := range []game.EntityNum{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 40, 41, 90, 4000} {
+	for n := range game.EntityNum(36) {
+		cmds = append(cmds, game.PlayerCmd{Entity: 1 + n})
+	}
+	for _, n := range []game.EntityNum{40, 41, 90, 4000} {
 		cmds = append(cmds, game.PlayerCmd{Entity: n})
 	}
 	for i := range cls {

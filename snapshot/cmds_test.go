@@ -141,9 +141,10 @@ func checkCmdChain(t *testing.T, data []byte) int {
 		}
 		reg := newRegistry()
 		world := game.NewEntityTable(reg)
-		// The players: up to 40, at numbers a byte apart at most, some past the last entity.
+		// The players: enough for the command chain (chainMinCmds) and up to 40 more, at
+		// numbers 4 apart at most, some past the last entity.
 		var cmds []game.PlayerCmd
-		n := int(next()%40) + 1
+		n := chainMinCmds + int(next()%41)
 		num := 0
 		for range n {
 			num += int(next() % 4)
