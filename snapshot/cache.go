@@ -27,9 +27,10 @@ import (
 // consecutive changed entities a client wrote are kept as a run, and a later client whose
 // members and base versions match from the run's first entity on replays as much of it as
 // matches in one copy (Encoder.writeCached). The other players' commands (Input.Cmds), when
-// there are chainMinCmds or more, are written once per frame as a chain, each against the one before (cmdChain): a client copies
-// the stretches of its own commands that follow the chain, each command checked by value and
-// no PVS member between two of them, and writes the others itself (Encoder.writeCmds).
+// there are chainMinCmds or more, are written once per frame as a chain, each against the one
+// before (cmdChain): a client copies the stretches of its own commands that follow the chain,
+// each command checked by value and no PVS member between two of them, and writes the others
+// itself (Encoder.writeCmds).
 //
 // The non-PVS states (Input.States) are cached the same way, per instance rather than per
 // StateID (a scoreboard shared by every client is encoded once per frame, each client's own
