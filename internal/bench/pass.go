@@ -692,5 +692,8 @@ func repredict(s *snapshot.Snapshot, tk *Tick, c int, preds []time.Duration) (p1
 	return out[0], out[1], nil
 }
 
-// steadyPasses is how many times measureSteady runs through a recording; the last is measured.
-const steadyPasses = 3
+// measureSteady runs through a recording steadyWarmups times unmeasured (every buffer and
+// cache grown, the bases wrapped around the recording), then steadyMeasured times, each pass
+// measured on its own: a figure is the median of the passes, robust to the bursts of load of a
+// shared machine, and the report lists them.
+const steadyWarmups, steadyMeasured = 2, 5

@@ -26,6 +26,23 @@ type steadyCost struct {
 	nsOne     float64 // the same, client 0 alone
 	ns256     float64 // server µs per client-snapshot, 256 visible, every client built (Quake 3: one client)
 	ns256One  float64 // the same, client 0 alone
+	// ns256Passes: ns256's passes (its median), in the order run.
+	ns256Passes []float64
+}
+
+// median returns the median of xs (the mean of the two middle ones for an even count), 0 for
+// none. xs is not changed.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	} else {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
 }
 
 // measureSteady runs rec at 0% loss with the acknowledgement two snapshots back (100 ms RTT at
@@ -91,7 +108,7 @@ func measureSteady(rec *Recording, t *Q3Tables, base *snapshot.CommonBase, o Opt
 			}
 			c := out[encName]
 			if pvsKind == "256" {
-				c.ns256, c.ns256One = every.ns, one.ns
+				c.ns256, c.ns256One, c.ns256Passes = every.ns, one.ns, every.passes
 			} else {
 				c.ns, c.nsOne, c.allocs, c.allocsOne, c.mem = every.ns, one.ns, every.allocs, one.allocs, one.mem
 			}
@@ -103,12 +120,12 @@ func measureSteady(rec *Recording, t *Q3Tables, base *snapshot.CommonBase, o Opt
 		// Quake 3.
 		h0 := heap()
 		q := NewQ3Encoder(t)
-		var m0 uint64
-		ns := 0.0
-		for it := range steadyPasses * len(rec.Ticks) {
+		var m0, m1 uint64
+		passes := make([]float64, steadyMeasured)
+		for it := range (steadyWarmups + steadyMeasured) * len(rec.Ticks) {
 			ti := it % len(rec.Ticks)
 			tk := &rec.Ticks[ti]
-			measured := it >= (steadyPasses-1)*len(rec.Ticks)
+			pass := it/len(rec.Ticks) - steadyWarmups // measured from 0 on
 			pvs := &tk.PVS[0]
 			if pvsKind == "256" {
 				pvs = &cut[ti][0]
@@ -121,8 +138,8 @@ func measureSteady(rec *Recording, t *Q3Tables, base *snapshot.CommonBase, o Opt
 			if err := psFields(t, tk.World, 0, b.codec, ps); err != nil {
 				return nil, err
 			}
-			if it == (steadyPasses-1)*len(rec.Ticks) {
-				m0 = mallocs()
+			if it == steadyWarmups*len(rec.Ticks) {
+				m0 = mallocs() // allocations: the first measured pass
 			}
 			start = time.Now()
 			q.Snapshot(tk.Frame, b.fr, pvs, ps, nil)
@@ -130,25 +147,31 @@ func measureSteady(rec *Recording, t *Q3Tables, base *snapshot.CommonBase, o Opt
 			if err := q.Write(b.q, b.huff); err != nil {
 				return nil, err
 			}
-			if measured {
-				ns += float64(time.Since(start).Nanoseconds()) + frameNS
+			if pass >= 0 {
+				passes[pass] += float64(time.Since(start).Nanoseconds()) + frameNS
 			}
 			if q.next > 3 {
 				q.Ack(q.next - 3)
 			}
+			if it == (steadyWarmups+1)*len(rec.Ticks)-1 {
+				m1 = mallocs()
+			}
 		}
-		m1 := mallocs()
 		steady := float64(len(rec.Ticks))
+		for i := range passes {
+			passes[i] /= steady
+		}
+		ns := median(passes)
 		if pvsKind == "256" {
 			s := out[EncQuake3]
-			s.ns256, s.ns256One = ns/steady, ns/steady
+			s.ns256, s.ns256One, s.ns256Passes = ns, ns, passes
 			out[EncQuake3] = s
 		} else {
 			h1 := heap()
 			runtime.KeepAlive(q)
 			mem := int(h1) - int(h0)
 			a := float64(m1-m0) / steady
-			c := steadyCost{allocs: a, allocsOne: a, mem: mem, ns: ns / steady, nsOne: ns / steady}
+			c := steadyCost{allocs: a, allocsOne: a, mem: mem, ns: ns, nsOne: ns}
 			out[EncQuake3] = c
 			// The same encoder without Huffman: its allocations and memory (its time is not measured).
 			out[EncQuake3NoHuf] = steadyCost{allocs: a, allocsOne: a, mem: mem}
@@ -162,10 +185,12 @@ func measureSteady(rec *Recording, t *Q3Tables, base *snapshot.CommonBase, o Opt
 type loopCost struct {
 	ns, allocs float64
 	mem        int
+	passes     []float64 // ns per client-snapshot of each measured pass (ns: their median)
 }
 
-// serverLoop runs the DOOM III server over the ticks steadyPasses times, the last measured,
-// building the snapshots of clients 0..k-1 every tick from one FrameCache (b.cache), each
+// serverLoop runs the DOOM III server over the ticks steadyWarmups times, then steadyMeasured
+// times measured (the result is the median pass), building the snapshots of clients 0..k-1
+// every tick from one FrameCache (b.cache), each
 // acknowledging the one two back over its own channel (100 ms RTT at 20 Hz). pvs[i][c] is client
 // c's PVS at tick i, union[i] the union of every client's. Timed per tick: the shared work
 // (Prepare with the union, PrepareStates with every client's states), and for each client
@@ -217,14 +242,14 @@ func serverLoop(rec *Recording, base *snapshot.CommonBase, pvs [][]snapshot.PVS,
 		encs[c].Base().CopyFrom(base)
 	}
 	ticks := len(pvs)
-	var m0 uint64
-	var ns float64
-	for it := range steadyPasses * ticks {
+	var m0, m1 uint64
+	passes := make([]float64, steadyMeasured)
+	for it := range (steadyWarmups + steadyMeasured) * ticks {
 		ti := it % ticks
 		tk := &rec.Ticks[ti]
-		measured := it >= (steadyPasses-1)*ticks
-		if it == (steadyPasses-1)*ticks {
-			m0 = mallocs()
+		pass := it/ticks - steadyWarmups // measured from 0 on
+		if it == steadyWarmups*ticks {
+			m0 = mallocs() // allocations: the first measured pass
 		}
 		// The shared part: every visible entity and every client's non-PVS state instance
 		// (the scoreboard once) encoded once for the frame.
@@ -302,13 +327,18 @@ func serverLoop(rec *Recording, base *snapshot.CommonBase, pvs [][]snapshot.PVS,
 				link.ack, link.ackSeq = ack, seq-1
 			}
 		}
-		if measured {
-			ns += tickNS
+		if pass >= 0 {
+			passes[pass] += tickNS
+		}
+		if it == (steadyWarmups+1)*ticks-1 {
+			m1 = mallocs()
 		}
 	}
-	m1 := mallocs()
 	built := float64(ticks * k)
-	r := loopCost{ns: ns / built, allocs: float64(m1-m0) / built}
+	for i := range passes {
+		passes[i] /= built
+	}
+	r := loopCost{ns: median(passes), allocs: float64(m1-m0) / built, passes: passes}
 	if heap != nil {
 		r.mem = int(heap()-h0) / k
 		runtime.KeepAlive(encs)
