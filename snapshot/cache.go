@@ -103,7 +103,8 @@ type FrameCache struct {
 	runBytes []byte
 	runHits  int // entities replayed from runs since the cache was made (tests)
 	// cmds is the command chain of this cache's generation (chain), made by the generation's
-	// first Build with commands; cmdHits counts the commands replayed from it (tests).
+	// first Build with chainMinCmds commands or more; cmdHits counts the stretches of commands
+	// copied from it (tests).
 	cmds    cmdChain
 	cmdHits int
 	// vheads: a view's own heads of its memo records and runs per entity (a view does not

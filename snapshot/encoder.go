@@ -298,11 +298,11 @@ func (e *Encoder) Ack(seq Seq) (msg ApplyMessage, ok bool) {
 }
 
 // writeCmds writes the commands of cmds whose entities are in the live PVS, each
-// delta-compressed against the one written before it. With a cache, a command whose bits are
-// the next element of the frame's command chain (the command written before it being the
-// element before, for the entity just below: no member between them) is copied from the
-// chain, a stretch of them in one go. planCmds decides, without a call (its values stay in
-// registers); the writes follow.
+// delta-compressed against the one written before it. With a cache and chainMinCmds commands
+// or more, a command whose bits are the next element of the frame's command chain (the command
+// written before it being the element before, with no member between their entities) is
+// copied from the chain, a stretch of them in one go. planCmds decides, without a call (its
+// values stay in registers); the writes follow.
 func (e *Encoder) writeCmds(w *bitmsg.Writer, cmds []game.PlayerCmd, cache *FrameCache) error {
 	if cache == nil || len(cmds) < chainMinCmds {
 		return e.writeCmdsDirect(w, cmds)
@@ -320,12 +320,11 @@ func (e *Encoder) writeCmds(w *bitmsg.Writer, cmds []game.PlayerCmd, cache *Fram
 			cache.cmdHits++
 			continue
 		}
-		base, skip := &zero, e.pvs.count(0, cmds[op.cmd].Entity)
+		c, base, from := &cmds[op.cmd], &zero, game.EntityNum(0)
 		if op.base >= 0 {
-			base = &cmds[op.base].Cmd
-			skip = e.pvs.count(cmds[op.base].Entity+1, cmds[op.cmd].Entity)
+			base, from = &cmds[op.base].Cmd, cmds[op.base].Entity+1
 		}
-		c := &cmds[op.cmd]
+		skip := e.pvs.count(from, c.Entity) // the members passed over since the last command
 		code, n := nextCode(skip)
 		if err := writeCmdDelta(w, base, &c.Cmd, code, n); err != nil {
 			return fmt.Errorf("snapshot: command of entity %d: %w", c.Entity, err)
