@@ -89,6 +89,10 @@ func TestDeltaUnchangedOneBitPerField(t *testing.T) {
 	if msgBits != stateBits+len(sampleOps) {
 		t.Errorf("new entity: %d bits, want %d (state + one flag per field)", msgBits, stateBits+len(sampleOps))
 	}
+	vals, rst, rbits, rchanged, err := deltaDecode(sampleOps, nil, 0, NewReader(msg, msgBits))
+	if err != nil || !rchanged || !equalVals(vals, sampleVals, t) || !bytes.Equal(rst, state) || rbits != stateBits {
+		t.Fatalf("new entity decode: err %v changed %v state %x/%d", err, rchanged, rst, rbits)
+	}
 	// Against its own state: one 0 bit per field, nothing changed.
 	msg, msgBits, st, stBits, changed = deltaEncode(t, sampleOps, sampleVals, state, stateBits)
 	if changed || msgBits != len(sampleOps) || !bytes.Equal(msg, make([]byte, (len(sampleOps)+7)/8)) {
@@ -97,7 +101,7 @@ func TestDeltaUnchangedOneBitPerField(t *testing.T) {
 	if !bytes.Equal(st, state) || stBits != stateBits {
 		t.Fatal("unchanged: state differs")
 	}
-	vals, rst, rbits, rchanged, err := deltaDecode(sampleOps, state, stateBits, NewReader(msg, msgBits))
+	vals, rst, rbits, rchanged, err = deltaDecode(sampleOps, state, stateBits, NewReader(msg, msgBits))
 	if err != nil || rchanged || !equalVals(vals, sampleVals, t) || !bytes.Equal(rst, state) || rbits != stateBits {
 		t.Fatalf("unchanged decode: err %v changed %v", err, rchanged)
 	}
