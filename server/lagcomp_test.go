@@ -12,10 +12,11 @@ import (
 // The lag-compensation world of these tests: a target (entity 1) running
 // along +X at 5 units a frame on y = 0, a shooter firing straight along
 // +Y at a given x, a hit when the ray passes within radius of the target.
+const target game.EntityNum = 1
+
 const (
-	target       game.EntityNum = 1
-	targetSpeed                 = 5
-	targetRadius                = 12
+	targetSpeed  = 5
+	targetRadius = 12
 )
 
 func targetX(f game.Frame) float32 { return float32(f) * targetSpeed }

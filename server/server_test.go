@@ -186,7 +186,7 @@ func (s *sink) Unreliable(t netchan.MessageType, m []byte) {
 }
 
 func TestTimeoutAndDisconnect(t *testing.T) {
-	s, _, ch, _ := connected(t, Config{Timeout: 2 * time.Second})
+	s, _, _, _ := connected(t, Config{Timeout: 2 * time.Second})
 	s.Advance(1900 * time.Millisecond)
 	if s.NumClients() != 1 {
 		t.Fatal("dropped early")

@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"bytes"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/snapwire/snapwire/bitmsg"
@@ -166,16 +165,6 @@ func buildBits(t testing.TB, enc *Encoder, in *Input) ([]byte, int) {
 		t.Fatal(err)
 	}
 	return bytes.Clone(w.Bytes()), w.Len()
-}
-
-func randPVS(r *rand.Rand, world *game.EntityTable, p float64) *PVS {
-	var pvs PVS
-	for n := range world.Entities() {
-		if r.Float64() < p {
-			pvs.Add(n)
-		}
-	}
-	return &pvs
 }
 
 // buildBoth builds one snapshot of in twice: with ref, which has no FrameCache (the DeltaWriter

@@ -38,11 +38,6 @@ func TestDoorCycle(t *testing.T) {
 	}
 	wallX := float32(d.TX * TileSize)
 	place(w, 0, d.CX-40, d.CY)
-	type step struct {
-		cmd   game.UserCmd
-		state DoorState
-		event bool // a door event this frame
-	}
 	use := game.UserCmd{Buttons: ButtonUse}
 	run := game.UserCmd{Forward: 127} // yaw 0: east, into the door
 	var f game.Frame
