@@ -204,10 +204,9 @@ const (
 )
 
 type ownCmd struct {
-	cmd      game.UserCmd
-	shift    time.Duration // clock shift when the command was sampled
-	valid    bool
-	recorded bool
+	cmd   game.UserCmd
+	shift time.Duration // clock shift when the command was sampled
+	valid bool
 }
 
 type sentRec struct {
@@ -297,7 +296,6 @@ type Client struct {
 	w         bitmsg.Writer
 	buf       []byte
 	oob       []byte
-	leaving   int
 
 	// Prediction and clock (DOOM III §2, fig. 4 and 5).
 	clockSet  bool

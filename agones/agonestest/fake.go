@@ -18,14 +18,13 @@ import (
 // Fake is a fake sidecar.
 type Fake struct {
 	*httptest.Server
-	mu       sync.Mutex
-	calls    []string
-	failing  bool
-	failed   int
-	state    string
-	labels   map[string]string
-	changed  chan struct{} // closed and replaced on every GameServer change
-	watchers int
+	mu      sync.Mutex
+	calls   []string
+	failing bool
+	failed  int
+	state   string
+	labels  map[string]string
+	changed chan struct{} // closed and replaced on every GameServer change
 }
 
 // New starts a fake sidecar; Close it when done.

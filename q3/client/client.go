@@ -201,11 +201,10 @@ type Client struct {
 	rbuf   []byte // received message, unscrambled in place
 	lastRx time.Duration
 
-	serverID      int32
-	executed      int32 // last server command handled (cgame's serverCommandSequence)
-	activeSince   time.Duration
-	commandsSent  bool
-	disconnecting bool
+	serverID     int32
+	executed     int32 // last server command handled (cgame's serverCommandSequence)
+	activeSince  time.Duration
+	commandsSent bool
 
 	reliableSeq int32
 	reliableAck int32
