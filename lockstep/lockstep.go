@@ -155,7 +155,6 @@ type Peer struct {
 
 	tick    game.Tick
 	stalled bool
-	stallAt time.Duration
 	err     error
 	stats   Stats
 	out     [MaxPeers][]byte
