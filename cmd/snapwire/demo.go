@@ -76,9 +76,12 @@ func runDemo(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if !asJSON {
-		fmt.Fprintf(stdout, "snapwire demo: %d bots, %v round trip, ±%v jitter, %s loss per direction, %v of game (virtual time)\n",
-			opt.Clients, opt.Latency, opt.Jitter, fmt.Sprintf("%g%%", 100*opt.Loss), opt.Duration)
+	// The line before the run says what is coming: on stdout with the
+	// text output, on stderr with --json, whose stdout is one JSON object.
+	if asJSON {
+		fmt.Fprintln(demoStatus, startLine(opt))
+	} else {
+		fmt.Fprintln(stdout, startLine(opt))
 		opt.Progress = func(s demo.Second) { fmt.Fprintln(stdout, progressLine(s)) }
 	}
 	res, err := demo.Run(opt)
@@ -111,6 +114,19 @@ func runDemo(args []string, stdout io.Writer) error {
 		return fmt.Errorf("invariant broken: %d base mismatches, %d state mismatches", res.BaseMismatches, res.StateMismatches)
 	}
 	return nil
+}
+
+// demoStatus receives the line printed before a --json run; a test
+// replaces it.
+var demoStatus io.Writer = os.Stderr
+
+// startLine is the line printed before the run, for example "snapwire demo:
+// playing 20 s of virtual time: 8 clients, 80 ms round trip, ±10 ms jitter,
+// 2% loss per direction, seed 1".
+func startLine(opt demo.Options) string {
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	return fmt.Sprintf("snapwire demo: playing %g s of virtual time: %d clients, %g ms round trip, ±%g ms jitter, %g%% loss per direction, seed %d",
+		opt.Duration.Seconds(), opt.Clients, ms(opt.Latency), ms(opt.Jitter), 100*opt.Loss, opt.Seed)
 }
 
 func progressLine(s demo.Second) string {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,5 +124,43 @@ func TestDemoFlags(t *testing.T) {
 	if err != nil || opt.Clients != 5 || opt.Latency.Milliseconds() != 120 || opt.Jitter.Milliseconds() != 7 ||
 		opt.Loss != 0.1 || opt.Duration.Seconds() != 9 || opt.Seed != 4 || !asJSON || report != "r.html" {
 		t.Fatalf("%+v %v %q %v", opt, asJSON, report, err)
+	}
+}
+
+// TestDemoStartLine: the demo says what it is about to play before the run
+// starts: first on stdout with the text output, on stderr with --json,
+// whose stdout stays one JSON object and nothing else.
+func TestDemoStartLine(t *testing.T) {
+	const want = "snapwire demo: playing 1.5 s of virtual time: 2 clients, 60 ms round trip, ±5 ms jitter, 1% loss per direction, seed 4"
+	args := strings.Fields("--clients 2 --duration 1.5s --latency 60ms --jitter 5ms --loss 1% --seed 4")
+
+	var status, out bytes.Buffer
+	defer func(w io.Writer) { demoStatus = w }(demoStatus)
+	demoStatus = &status
+	if err := runDemo(append(args, "--json"), &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := status.String(); got != want+"\n" {
+		t.Errorf("--json: stderr %q, want %q", got, want+"\n")
+	}
+	dec := json.NewDecoder(bytes.NewReader(out.Bytes()))
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		t.Fatalf("--json: stdout is not JSON: %v", err)
+	}
+	if strings.TrimSpace(out.String()[dec.InputOffset():]) != "" {
+		t.Errorf("--json: stdout holds more than one JSON object")
+	}
+
+	status.Reset()
+	out.Reset()
+	if err := runDemo(args, &out); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(out.String(), "\n"); first != want {
+		t.Errorf("text: first line %q, want %q", first, want)
+	}
+	if status.Len() != 0 {
+		t.Errorf("text: stderr %q, want nothing", status.String())
 	}
 }
