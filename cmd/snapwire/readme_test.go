@@ -34,9 +34,10 @@ type readmeFigure struct {
 // README quotes from BENCHMARKS.md come from the full "snapwire bench"
 // (minutes), so they are checked against the committed BENCHMARKS.md
 // instead. All runs are in virtual time and deterministic. Not covered:
-// wall-clock figures (wall_ms, the first run's and the wasm build's
-// minutes), which depend on the machine: the README gives them as
-// measurements of one machine, or not at all.
+// wall-clock figures (wall_ms, the first run's CPU time and minutes, the
+// wasm build's minute, the time -short saves), which depend on the machine,
+// and the first run's module and package counts, which depend on the Go
+// toolchain: the README gives them as measurements of one machine.
 func TestREADMEFigures(t *testing.T) {
 	readme := collapseSpace(readRepoFile(t, "README.md"))
 
