@@ -42,7 +42,7 @@ func TestQ3ClientCLIErrors(t *testing.T) {
 	}{
 		{[]string{"q3", "connect"}, 2, ""},
 		{[]string{"q3", "connect", "127.0.0.1:1", "127.0.0.1:2"}, 2, ""},
-		{[]string{"q3", "connect", "-h"}, 2, ""},
+		{[]string{"q3", "connect", "-h"}, 0, ""},
 		{[]string{"q3", "connect", "--nosuch", "127.0.0.1:1"}, 1, "flag provided but not defined"},
 		{[]string{"q3", "connect", "--duration", "soon", "127.0.0.1:1"}, 1, "invalid value"},
 		{[]string{"q3", "connect", "--framing", "bogus", "127.0.0.1:1"}, 1, `--framing "bogus"`},

@@ -20,8 +20,8 @@ import (
 )
 
 func init() {
-	registerQ3(q3Command{name: "connect", summary: "connect to a Quake 3 server as a player (no renderer)", run: runQ3Connect})
-	registerQ3(q3Command{name: "record", summary: "connect and record the server messages as a .dm_68/.dm_71 demo", run: runQ3Record})
+	registerQ3(command{name: "connect", summary: "connect to a Quake 3 server as a player (no renderer)", run: runQ3Connect})
+	registerQ3(command{name: "record", summary: "connect and record the server messages as a .dm_68/.dm_71 demo", run: runQ3Record})
 }
 
 // q3ClientFlags are the client flags connect and record share.

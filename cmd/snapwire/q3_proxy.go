@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	registerQ3(q3Command{name: "proxy", summary: "proxy a Quake 3 client and server, logging every message, with latency and loss", run: runQ3Proxy})
+	registerQ3(command{name: "proxy", summary: "proxy a Quake 3 client and server, logging every message, with latency and loss", run: runQ3Proxy})
 }
 
 func runQ3Proxy(args []string, stdout io.Writer) error {

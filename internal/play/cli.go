@@ -56,6 +56,12 @@ func ParseArgs(args []string, output io.Writer) (Args, error) {
 	s := &a.Session
 	fs := flag.NewFlagSet("snapwire play", flag.ContinueOnError)
 	fs.SetOutput(output)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: snapwire play [flags]")
+		fmt.Fprintln(fs.Output(), "\nPlay the arena in a window (snapwire-play), with a net graph and live network knobs;")
+		fmt.Fprintln(fs.Output(), "--headless plays without a window.\n\nflags:")
+		fs.PrintDefaults()
+	}
 	fs.StringVar(&s.Connect, "connect", "", "join a snapwire serve at IP:PORT (default: a server with bots in this process)")
 	fs.StringVar(&a.Token, "token", "", "connect token (snapwire token issue) for a secure server")
 	fs.StringVar(&a.KeyFile, "key-file", "", "issue our own connect token with this key file (local play)")
