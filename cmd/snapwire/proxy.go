@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/netip"
 	"os"
 	"os/signal"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/netaddr"
 	"github.com/snapwire/snapwire/netsim"
 )
 
@@ -82,7 +82,7 @@ func parseProxyFlags(args []string, stderr io.Writer) (proxyOptions, error) {
 		stats                     time.Duration
 		allowNonlocal             bool
 	)
-	fs.StringVar(&listen, "listen", "", "`address` clients send to, e.g. 127.0.0.1:27961 (must be loopback unless --allow-nonlocal)")
+	fs.StringVar(&listen, "listen", "", "`address` clients send to, e.g. 127.0.0.1:27961 or localhost:27961 (must be loopback unless --allow-nonlocal)")
 	fs.StringVar(&to, "to", "", "server `address` to forward to, e.g. 127.0.0.1:27960")
 	fs.DurationVar(&latency, "latency", 0, "added ROUND-TRIP latency, split half per direction (100ms adds 50ms each way)")
 	fs.DurationVar(&jitter, "jitter", 0, "each one-way delay varies uniformly by up to +/- this much")
@@ -106,11 +106,11 @@ func parseProxyFlags(args []string, stderr io.Writer) (proxyOptions, error) {
 		fs.Usage()
 		return proxyOptions{}, errUsage
 	}
-	la, err := netip.ParseAddrPort(listen)
+	la, err := netaddr.Resolve(listen)
 	if err != nil {
 		return proxyOptions{}, fmt.Errorf("--listen: %v", err)
 	}
-	ta, err := netip.ParseAddrPort(to)
+	ta, err := netaddr.Resolve(to)
 	if err != nil {
 		return proxyOptions{}, fmt.Errorf("--to: %v", err)
 	}

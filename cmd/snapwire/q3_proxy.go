@@ -22,7 +22,7 @@ func init() {
 func runQ3Proxy(args []string, stdout io.Writer) error {
 	fs := newFlagSet("q3 proxy")
 	listen := fs.String("listen", "127.0.0.1:27961", "address clients connect to")
-	to := fs.String("to", "127.0.0.1:27960", "server address")
+	to := fs.String("to", "127.0.0.1:27960", "server address (HOST:PORT, or HOST for port 27960)")
 	latency := fs.Duration("latency", 0, "one-way latency added in each direction")
 	jitter := fs.Duration("jitter", 0, "uniform jitter around the latency (order kept)")
 	loss := fs.Float64("loss", 0, "chance (0..1) of dropping a packet, each direction")
@@ -46,11 +46,11 @@ func runQ3Proxy(args []string, stdout io.Writer) error {
 	}
 	la, err := parseQ3Addr(*listen)
 	if err != nil {
-		return err
+		return fmt.Errorf("--listen: %w", err)
 	}
 	target, err := parseQ3Addr(*to)
 	if err != nil {
-		return err
+		return fmt.Errorf("--to: %w", err)
 	}
 	link := netsim.LinkConfig{Latency: *latency, Jitter: *jitter, Loss: *loss, Duplicate: *dup}
 	cfg := proxy.Config{Target: target, Up: link, Down: link, Seed: *seed}

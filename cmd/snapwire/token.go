@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/netaddr"
 	"github.com/snapwire/snapwire/token"
 )
 
@@ -83,9 +84,9 @@ func readKeyFile(path string) (token.Key, error) {
 func issueFor(key token.Key, addrs []string, clientID uint64, lifetime, timeout time.Duration, userData string) (*token.Token, error) {
 	var servers []netip.AddrPort
 	for _, a := range addrs {
-		ap, err := netip.ParseAddrPort(strings.TrimSpace(a))
+		ap, err := netaddr.Resolve(strings.TrimSpace(a))
 		if err != nil {
-			return nil, fmt.Errorf("server address %q: %w (want IP:PORT)", a, err)
+			return nil, fmt.Errorf("server %w", err)
 		}
 		servers = append(servers, ap)
 	}
@@ -98,7 +99,7 @@ func issueFor(key token.Key, addrs []string, clientID uint64, lifetime, timeout 
 func runTokenIssue(args []string, stdout io.Writer) error {
 	fs := newFlagSet("token issue")
 	keyFile := fs.String("key-file", "", "the private key file (snapwire token keygen)")
-	servers := fs.String("server", "", "comma-separated IP:PORT addresses of the servers the token is good for")
+	servers := fs.String("server", "", "comma-separated HOST:PORT addresses of the servers the token is good for (host names are looked up now)")
 	clientID := fs.Uint64("client-id", 0, "the backend's id of the player (given to the server)")
 	lifetime := fs.Duration("expire", 30*time.Second, "how long the token can be used to connect")
 	timeout := fs.Duration("timeout", 10*time.Second, "session timeout")

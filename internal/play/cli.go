@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/netaddr"
 	"github.com/snapwire/snapwire/token"
 )
 
@@ -62,7 +63,7 @@ func ParseArgs(args []string, output io.Writer) (Args, error) {
 		fmt.Fprintln(fs.Output(), "--headless plays without a window.\n\nflags:")
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&s.Connect, "connect", "", "join a snapwire serve at IP:PORT (default: a server with bots in this process)")
+	fs.StringVar(&s.Connect, "connect", "", "join a snapwire serve at HOST:PORT (default: a server with bots in this process)")
 	fs.StringVar(&a.Token, "token", "", "connect token (snapwire token issue) for a secure server")
 	fs.StringVar(&a.KeyFile, "key-file", "", "issue our own connect token with this key file (local play)")
 	fs.StringVar(&s.Name, "name", s.Name, "player name")
@@ -146,9 +147,9 @@ func Start(a Args) (*Session, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", a.KeyFile, err)
 		}
-		srv, err := netip.ParseAddrPort(opt.Connect)
+		srv, err := netaddr.Resolve(opt.Connect)
 		if err != nil {
-			return nil, fmt.Errorf("--key-file: --connect must be IP:PORT: %w", err)
+			return nil, fmt.Errorf("--key-file: --connect: %w", err)
 		}
 		if opt.Token, err = token.Issue(key, token.Params{ProtocolID: arenaProtocolID, ClientID: opt.Seed,
 			Servers: []netip.AddrPort{srv}, Lifetime: 30 * time.Second, Timeout: 10 * time.Second}, time.Now()); err != nil {
