@@ -131,10 +131,11 @@ func TestHostNamesMaster(t *testing.T) {
 }
 
 func TestHostNamesServe(t *testing.T) {
-	// serve --public-addr and --master by name: the heartbeat reaches the
-	// master's socket; a cancelled context then stops the server.
+	// serve --listen, --metrics, --public-addr and --master by name: the
+	// heartbeat reaches the master's socket; a cancelled context then stops
+	// the server.
 	masterSock, port := udpPeer(t)
-	o, err := parseServeFlags([]string{"--insecure", "--listen", "localhost:0", "--status", "0",
+	o, err := parseServeFlags([]string{"--insecure", "--listen", "localhost:0", "--status", "0", "--metrics", "localhost:0",
 		"--public-addr", "localhost:27960", "--master", fmt.Sprintf("localhost:%d", port)})
 	if err != nil {
 		t.Fatal(err)
