@@ -141,6 +141,7 @@ func TestHostNamesServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel() // stops the server if the test fails before the end
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, o, io.Discard) }()
 	p, _ := readPacket(t, masterSock)
