@@ -22,7 +22,7 @@ import (
 func main() {
 	if err := play.Main(os.Args[1:], os.Stdout, os.Stderr, window.Run); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(2)
+			os.Exit(0) // the usage -h asked for
 		}
 		fmt.Fprintln(os.Stderr, "snapwire play:", err)
 		os.Exit(1)

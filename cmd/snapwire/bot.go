@@ -214,7 +214,7 @@ func playBot(ctx context.Context, o botOptions, stdout io.Writer) error {
 			return err
 		}
 		if ccfg.Token, err = issueFor(key, []string{o.connect}, o.seed, 30*time.Second, 10*time.Second, ""); err != nil {
-			return fmt.Errorf("--key-file: %w (--connect must be IP:PORT)", err)
+			return fmt.Errorf("--key-file: --connect: %w", err)
 		}
 	}
 	r, err := client.Dial(o.connect, ccfg, w, input)

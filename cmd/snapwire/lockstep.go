@@ -18,6 +18,7 @@ import (
 
 	"github.com/snapwire/snapwire/examples/arena"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/netaddr"
 	"github.com/snapwire/snapwire/lockstep"
 )
 
@@ -45,13 +46,13 @@ type lockstepSummary struct {
 func runLockstep(args []string, stdout io.Writer) error {
 	fs := newFlagSet("lockstep")
 	me := fs.Int("me", 0, "this peer's index in --peers")
-	peersFlag := fs.String("peers", "", "comma-separated IP:PORT of every peer, in the same order on every peer (this one's is where it listens)")
+	peersFlag := fs.String("peers", "", "comma-separated HOST:PORT of every peer, in the same order on every peer (this one's is where it listens)")
 	duration := fs.Duration("duration", 20*time.Second, "how long to play")
 	delay := fs.Int("input-delay", 4, "frames between sampling a command and running it")
 	seed := fs.Uint64("seed", 1, "seed of this peer's bot")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
-	relay := fs.String("relay", "", "play through the packet server at this IP:PORT instead of peer to peer")
-	serveRelay := fs.String("serve", "", "run the packet server on this IP:PORT for the --peers (no game of its own)")
+	relay := fs.String("relay", "", "play through the packet server at this HOST:PORT instead of peer to peer")
+	serveRelay := fs.String("serve", "", "run the packet server on this HOST:PORT for the --peers (no game of its own)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -60,9 +61,9 @@ func runLockstep(args []string, stdout io.Writer) error {
 	}
 	var addrs []netip.AddrPort
 	for _, s := range splitList(*peersFlag) {
-		ap, err := netip.ParseAddrPort(s)
+		ap, err := netaddr.Resolve(s)
 		if err != nil {
-			return fmt.Errorf("--peers %q: %w", s, err)
+			return fmt.Errorf("--peers: %w", err)
 		}
 		addrs = append(addrs, ap)
 	}
@@ -75,7 +76,7 @@ func runLockstep(args []string, stdout io.Writer) error {
 	var relayAddr netip.AddrPort
 	if *relay != "" {
 		var err error
-		if relayAddr, err = netip.ParseAddrPort(*relay); err != nil {
+		if relayAddr, err = netaddr.Resolve(*relay); err != nil {
 			return fmt.Errorf("--relay: %w", err)
 		}
 	}
@@ -177,7 +178,7 @@ type relaySummary struct {
 // runLockstepRelay runs the packet server on listen for the peers at
 // addrs; its clock starts with the first peer packet.
 func runLockstepRelay(listen string, addrs []netip.AddrPort, delay int, duration time.Duration, asJSON bool, stdout io.Writer) error {
-	la, err := netip.ParseAddrPort(listen)
+	la, err := netaddr.Resolve(listen)
 	if err != nil {
 		return fmt.Errorf("--serve: %w", err)
 	}

@@ -19,6 +19,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/netaddr"
 	"github.com/snapwire/snapwire/q3/master"
 	"github.com/snapwire/snapwire/q3/oob"
 )
@@ -63,7 +64,7 @@ func runMaster(args []string, stdout io.Writer) error {
 
 // serveMaster runs a master on listen until ctx ends.
 func serveMaster(ctx context.Context, listen string, expire time.Duration, logger *slog.Logger) error {
-	la, err := netip.ParseAddrPort(listen)
+	la, err := netaddr.Resolve(listen)
 	if err != nil {
 		return fmt.Errorf("--listen: %w", err)
 	}
@@ -127,11 +128,15 @@ func runServers(args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	ap, err := netip.ParseAddrPort(*masterAddr)
+	ap, err := netaddr.Resolve(*masterAddr)
 	if err != nil {
 		return fmt.Errorf("--master: %w", err)
 	}
-	conn, err := net.ListenUDP("udp4", nil)
+	network := "udp4"
+	if !ap.Addr().Unmap().Is4() {
+		network = "udp6"
+	}
+	conn, err := net.ListenUDP(network, nil)
 	if err != nil {
 		return err
 	}

@@ -5,15 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/netip"
 	"os"
 	"os/signal"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/netaddr"
 	"github.com/snapwire/snapwire/netsim"
 )
 
@@ -31,39 +29,6 @@ func init() {
 	})
 }
 
-// percent is a probability flag accepting "5%" or "0.05".
-type percent float64
-
-func (p *percent) String() string { return strconv.FormatFloat(float64(*p)*100, 'g', -1, 64) + "%" }
-
-func (p *percent) Set(s string) error {
-	v, err := parsePercent(s)
-	if err != nil {
-		return err
-	}
-	*p = percent(v)
-	return nil
-}
-
-// parsePercent reads "5%" as 0.05 and "0.05" as 0.05; the result must lie
-// in 0..1 (so "5" is an error: write 5% or 0.05).
-func parsePercent(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	scale := 1.0
-	if rest, ok := strings.CutSuffix(t, "%"); ok {
-		t, scale = strings.TrimSpace(rest), 0.01
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil {
-		return 0, fmt.Errorf("invalid probability %q: want e.g. 5%% or 0.05", s)
-	}
-	v *= scale
-	if !(v >= 0 && v <= 1) {
-		return 0, fmt.Errorf("probability %q outside 0%%..100%% (write 5%% or 0.05)", s)
-	}
-	return v, nil
-}
-
 // proxyOptions is the parsed command line.
 type proxyOptions struct {
 	cfg   netsim.ProxyConfig
@@ -74,25 +39,14 @@ func parseProxyFlags(args []string, stderr io.Writer) (proxyOptions, error) {
 	fs := newFlagSet("proxy")
 	fs.SetOutput(stderr)
 	var (
-		listen, to                string
-		latency, jitter, reorderD time.Duration
-		loss, dup, reorder        percent
-		bandwidth, mtu            int
-		seed                      uint64
-		stats                     time.Duration
-		allowNonlocal             bool
+		listen, to    string
+		link          linkFlags
+		stats         time.Duration
+		allowNonlocal bool
 	)
-	fs.StringVar(&listen, "listen", "", "`address` clients send to, e.g. 127.0.0.1:27961 (must be loopback unless --allow-nonlocal)")
+	fs.StringVar(&listen, "listen", "", "`address` clients send to, e.g. 127.0.0.1:27961 or localhost:27961 (must be loopback unless --allow-nonlocal)")
 	fs.StringVar(&to, "to", "", "server `address` to forward to, e.g. 127.0.0.1:27960")
-	fs.DurationVar(&latency, "latency", 0, "added ROUND-TRIP latency, split half per direction (100ms adds 50ms each way)")
-	fs.DurationVar(&jitter, "jitter", 0, "each one-way delay varies uniformly by up to +/- this much")
-	fs.Var(&loss, "loss", "packet loss per direction, e.g. 5% or 0.05")
-	fs.Var(&dup, "dup", "chance a packet is delivered twice, per direction, e.g. 1%")
-	fs.Var(&reorder, "reorder", "chance a packet is held back an extra random delay (reordering), per direction")
-	fs.DurationVar(&reorderD, "reorder-delay", netsim.DefaultReorderDelay, "largest extra hold-back of a reordered packet")
-	fs.IntVar(&bandwidth, "bandwidth", 0, "`bytes` per second per direction, 0 = unlimited")
-	fs.IntVar(&mtu, "mtu", 0, "drop packets larger than this many `bytes`, 0 = unlimited")
-	fs.Uint64Var(&seed, "seed", 1, "random seed (the same seed gives the same choices for the same packet order)")
+	link.register(fs)
 	fs.DurationVar(&stats, "stats", time.Second, "print statistics at this `interval`, 0 = never")
 	fs.BoolVar(&allowNonlocal, "allow-nonlocal", false, "allow a --listen address that is not loopback")
 	if err := fs.Parse(args); err != nil {
@@ -106,37 +60,26 @@ func parseProxyFlags(args []string, stderr io.Writer) (proxyOptions, error) {
 		fs.Usage()
 		return proxyOptions{}, errUsage
 	}
-	la, err := netip.ParseAddrPort(listen)
+	la, err := netaddr.Resolve(listen)
 	if err != nil {
 		return proxyOptions{}, fmt.Errorf("--listen: %v", err)
 	}
-	ta, err := netip.ParseAddrPort(to)
+	ta, err := netaddr.Resolve(to)
 	if err != nil {
 		return proxyOptions{}, fmt.Errorf("--to: %v", err)
 	}
 	if !la.Addr().Unmap().IsLoopback() && !allowNonlocal {
 		return proxyOptions{}, fmt.Errorf("refusing to listen on non-loopback address %v without --allow-nonlocal", la)
 	}
-	if latency < 0 || jitter < 0 || reorderD < 0 || stats < 0 {
-		return proxyOptions{}, errors.New("durations must not be negative")
+	if stats < 0 {
+		return proxyOptions{}, errors.New("--stats must not be negative")
 	}
-	if bandwidth < 0 || mtu < 0 {
-		return proxyOptions{}, errors.New("--bandwidth and --mtu must not be negative")
+	up, down, err := link.links()
+	if err != nil {
+		return proxyOptions{}, err
 	}
-	dir := netsim.LinkConfig{
-		Jitter:       jitter,
-		Loss:         float64(loss),
-		Duplicate:    float64(dup),
-		Reorder:      float64(reorder),
-		ReorderDelay: reorderD,
-		Bandwidth:    bandwidth,
-		MTU:          mtu,
-	}
-	up, down := dir, dir
-	up.Latency = latency / 2
-	down.Latency = latency - up.Latency
 	return proxyOptions{
-		cfg:   netsim.ProxyConfig{Listen: la, Target: ta, Up: up, Down: down, Seed: seed},
+		cfg:   netsim.ProxyConfig{Listen: la, Target: ta, Up: up, Down: down, Seed: link.seed},
 		stats: stats,
 	}, nil
 }

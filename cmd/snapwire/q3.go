@@ -16,15 +16,10 @@ import (
 	"github.com/snapwire/snapwire/q3/capture"
 )
 
-type q3Command struct {
-	name    string
-	summary string
-	run     func(args []string, stdout io.Writer) error
-}
+// q3Commands are the subcommands of "snapwire q3"; each registers itself.
+var q3Commands = map[string]command{}
 
-var q3Commands = map[string]q3Command{}
-
-func registerQ3(c q3Command) {
+func registerQ3(c command) {
 	if _, dup := q3Commands[c.name]; dup {
 		panic("snapwire: q3 command registered twice: " + c.name)
 	}
@@ -32,36 +27,8 @@ func registerQ3(c q3Command) {
 }
 
 func init() {
-	register(command{name: "q3", summary: "Quake 3 protocol tools: connect, record, proxy, dump", run: runQ3})
-	registerQ3(q3Command{name: "dump", summary: "decode pcap captures and .dm_68/.dm_71 demos", run: runQ3Dump})
-}
-
-func q3Usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: snapwire q3 <command> [flags] [args]")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "commands:")
-	names := make([]string, 0, len(q3Commands))
-	for n := range q3Commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, q3Commands[n].summary)
-	}
-}
-
-func runQ3(args []string, stdout io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		q3Usage(os.Stderr)
-		return errUsage
-	}
-	c, ok := q3Commands[args[0]]
-	if !ok {
-		fmt.Fprintf(os.Stderr, "snapwire q3: unknown command %q\n\n", args[0])
-		q3Usage(os.Stderr)
-		return errUsage
-	}
-	return c.run(args[1:], stdout)
+	register(command{name: "q3", summary: "Quake 3 protocol tools: connect, record, proxy, dump", subs: q3Commands})
+	registerQ3(command{name: "dump", summary: "decode pcap captures and .dm_68/.dm_71 demos", run: runQ3Dump})
 }
 
 // parseInterleaved parses flags that may come before, between or after

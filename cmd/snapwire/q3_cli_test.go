@@ -42,7 +42,7 @@ func TestQ3ClientCLIErrors(t *testing.T) {
 	}{
 		{[]string{"q3", "connect"}, 2, ""},
 		{[]string{"q3", "connect", "127.0.0.1:1", "127.0.0.1:2"}, 2, ""},
-		{[]string{"q3", "connect", "-h"}, 2, ""},
+		{[]string{"q3", "connect", "-h"}, 0, ""},
 		{[]string{"q3", "connect", "--nosuch", "127.0.0.1:1"}, 1, "flag provided but not defined"},
 		{[]string{"q3", "connect", "--duration", "soon", "127.0.0.1:1"}, 1, "invalid value"},
 		{[]string{"q3", "connect", "--framing", "bogus", "127.0.0.1:1"}, 1, `--framing "bogus"`},
@@ -54,8 +54,8 @@ func TestQ3ClientCLIErrors(t *testing.T) {
 		{[]string{"q3", "record", "--connect", "127.0.0.1:1", "--out", "x.dm_71", "extra"}, 2, ""},
 		{[]string{"q3", "record", "--connect", "127.0.0.1:1", "--out", noDir}, 1, noDir},
 		{[]string{"q3", "proxy", "extra"}, 2, ""},
-		{[]string{"q3", "proxy", "--to", "::bad::"}, 1, "server address"},
-		{[]string{"q3", "proxy", "--listen", "nowhere:x"}, 1, "server address"},
+		{[]string{"q3", "proxy", "--to", "::bad::"}, 1, "--to: address"},
+		{[]string{"q3", "proxy", "--listen", "nowhere:x"}, 1, "--listen: address"},
 		{[]string{"q3", "proxy", "--loss", "lots"}, 1, "invalid value"},
 		{[]string{"q3", "proxy", "--listen", busyAddr, "--duration", "1s"}, 1, "address already in use"},
 	} {

@@ -16,12 +16,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/netaddr"
 	"github.com/snapwire/snapwire/q3/client"
 )
 
 func init() {
-	registerQ3(q3Command{name: "connect", summary: "connect to a Quake 3 server as a player (no renderer)", run: runQ3Connect})
-	registerQ3(q3Command{name: "record", summary: "connect and record the server messages as a .dm_68/.dm_71 demo", run: runQ3Record})
+	registerQ3(command{name: "connect", summary: "connect to a Quake 3 server as a player (no renderer)", run: runQ3Connect})
+	registerQ3(command{name: "record", summary: "connect and record the server messages as a .dm_68/.dm_71 demo", run: runQ3Record})
 }
 
 // q3ClientFlags are the client flags connect and record share.
@@ -84,15 +85,10 @@ func (f *q3ClientFlags) config(log io.Writer) (client.Config, error) {
 	return cfg, nil
 }
 
+// parseQ3Addr resolves a Quake 3 address: HOST:PORT, or HOST alone for
+// the Quake 3 port, 27960.
 func parseQ3Addr(s string) (netip.AddrPort, error) {
-	if !strings.Contains(s, ":") {
-		s += ":27960"
-	}
-	ap, err := netip.ParseAddrPort(s)
-	if err != nil {
-		return ap, fmt.Errorf("server address %q: %w", s, err)
-	}
-	return ap, nil
+	return netaddr.ResolveDefaultPort(s, 27960)
 }
 
 func runQ3Connect(args []string, stdout io.Writer) error {
@@ -140,7 +136,7 @@ func runQ3Record(args []string, stdout io.Writer) error {
 func q3Session(addr string, f *q3ClientFlags, demoPath string, stdout io.Writer) error {
 	server, err := parseQ3Addr(addr)
 	if err != nil {
-		return err
+		return fmt.Errorf("server %w", err)
 	}
 	cfg, err := f.config(stdout)
 	if err != nil {

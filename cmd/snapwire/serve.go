@@ -24,6 +24,7 @@ import (
 
 	"github.com/snapwire/snapwire/agones"
 	"github.com/snapwire/snapwire/examples/arena"
+	"github.com/snapwire/snapwire/internal/netaddr"
 	"github.com/snapwire/snapwire/netchan"
 	"github.com/snapwire/snapwire/proto"
 	"github.com/snapwire/snapwire/q3/oob"
@@ -81,9 +82,9 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	fs.StringVar(&o.hostname, "hostname", "snapwire", "server name in Quake 3 getinfo/getstatus answers")
 	fs.StringVar(&o.keyFile, "key-file", "", "private key file (snapwire token keygen): clients need connect tokens issued with it")
 	fs.BoolVar(&o.insecure, "insecure", false, "accept clients without connect tokens, unencrypted (tests and trusted networks only)")
-	fs.StringVar(&o.public, "public-addr", "", "comma-separated IP:PORT addresses tokens name this server by (default: the --listen address)")
+	fs.StringVar(&o.public, "public-addr", "", "comma-separated HOST:PORT addresses tokens name this server by (default: the --listen address)")
 	fs.StringVar(&o.metrics, "metrics", "", "serve Prometheus metrics over HTTP at this address, e.g. 127.0.0.1:9100 (path /metrics)")
-	fs.StringVar(&o.masters, "master", "", "comma-separated Quake 3 master servers (IP:PORT) to heartbeat, so browsers and 'snapwire servers' list this server")
+	fs.StringVar(&o.masters, "master", "", "comma-separated Quake 3 master servers (HOST:PORT) to heartbeat, so browsers and 'snapwire servers' list this server")
 	fs.DurationVar(&o.heartbeat, "heartbeat", 5*time.Minute, "interval of the master heartbeats (ioq3: 5 minutes)")
 	fs.BoolVar(&o.agones, "agones", false, "report to the Agones SDK sidecar (also when "+agones.EnvPort+" is set): Ready, Health, players, Shutdown at the end")
 	fs.DurationVar(&o.matchTime, "match-duration", 0, "end the match (and the process) after this long (0: run until SIGINT/SIGTERM)")
@@ -210,9 +211,9 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 		if a = strings.TrimSpace(a); a == "" {
 			continue
 		}
-		ap, err := netip.ParseAddrPort(a)
+		ap, err := netaddr.Resolve(a)
 		if err != nil {
-			return fmt.Errorf("--public-addr %q: %w", a, err)
+			return fmt.Errorf("--public-addr: %w", err)
 		}
 		cfg.PublicAddrs = append(cfg.PublicAddrs, ap)
 	}
@@ -269,9 +270,9 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 
 	var masters []netip.AddrPort
 	for _, a := range splitList(o.masters) {
-		ap, err := netip.ParseAddrPort(a)
+		ap, err := netaddr.Resolve(a)
 		if err != nil {
-			return fmt.Errorf("--master %q: want IP:PORT: %w", a, err)
+			return fmt.Errorf("--master: %w", err)
 		}
 		masters = append(masters, ap)
 	}

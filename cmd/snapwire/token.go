@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/netaddr"
 	"github.com/snapwire/snapwire/token"
 )
 
@@ -27,34 +28,43 @@ var arenaProtocolID = func() uint64 {
 	return binary.LittleEndian.Uint64(h[:8])
 }()
 
+// tokenCommands are the subcommands of "snapwire token".
+var tokenCommands = map[string]command{
+	"keygen": {name: "keygen", summary: "print a new private key (the key file servers and backends share)", run: runTokenKeygen},
+	"issue":  {name: "issue", summary: "print a connect token for one client, as a game backend hands one out", run: runTokenIssue},
+}
+
 func init() {
 	register(command{
 		name:    "token",
 		summary: "connect tokens: 'token keygen' prints a key file, 'token issue' a token",
 		run:     runToken,
+		subs:    tokenCommands,
 	})
 }
 
 func runToken(args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "usage: snapwire token keygen > KEYFILE\n       snapwire token issue --key-file KEYFILE --server ADDR [flags]")
-		return errUsage
+	return runGroup("token", tokenCommands, args, stdout)
+}
+
+func runTokenKeygen(args []string, stdout io.Writer) error {
+	fs := newFlagSet("token keygen")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: snapwire token keygen > KEYFILE")
+		fmt.Fprintln(fs.Output(), "\nPrints a new private key: the key file that the backend and every 'snapwire serve --key-file' share.")
 	}
-	switch args[0] {
-	case "keygen":
-		if len(args) > 1 {
-			return fmt.Errorf("keygen takes no arguments")
-		}
-		k, err := token.NewKey()
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintln(stdout, k.String())
+	if err := fs.Parse(args); err != nil {
 		return err
-	case "issue":
-		return runTokenIssue(args[1:], stdout)
 	}
-	return fmt.Errorf("unknown subcommand %q: want keygen or issue", args[0])
+	if fs.NArg() > 0 {
+		return fmt.Errorf("keygen takes no arguments")
+	}
+	k, err := token.NewKey()
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, k.String())
+	return err
 }
 
 // readKeyFile reads a key file made by "snapwire token keygen".
@@ -74,9 +84,9 @@ func readKeyFile(path string) (token.Key, error) {
 func issueFor(key token.Key, addrs []string, clientID uint64, lifetime, timeout time.Duration, userData string) (*token.Token, error) {
 	var servers []netip.AddrPort
 	for _, a := range addrs {
-		ap, err := netip.ParseAddrPort(strings.TrimSpace(a))
+		ap, err := netaddr.Resolve(strings.TrimSpace(a))
 		if err != nil {
-			return nil, fmt.Errorf("server address %q: %w (want IP:PORT)", a, err)
+			return nil, fmt.Errorf("server %w", err)
 		}
 		servers = append(servers, ap)
 	}
@@ -89,7 +99,7 @@ func issueFor(key token.Key, addrs []string, clientID uint64, lifetime, timeout 
 func runTokenIssue(args []string, stdout io.Writer) error {
 	fs := newFlagSet("token issue")
 	keyFile := fs.String("key-file", "", "the private key file (snapwire token keygen)")
-	servers := fs.String("server", "", "comma-separated IP:PORT addresses of the servers the token is good for")
+	servers := fs.String("server", "", "comma-separated HOST:PORT addresses of the servers the token is good for (host names are looked up now)")
 	clientID := fs.Uint64("client-id", 0, "the backend's id of the player (given to the server)")
 	lifetime := fs.Duration("expire", 30*time.Second, "how long the token can be used to connect")
 	timeout := fs.Duration("timeout", 10*time.Second, "session timeout")

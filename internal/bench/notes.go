@@ -53,6 +53,9 @@ func Notes(r *Result) string {
 		if !t.Met {
 			state = "not met"
 		}
+		if !t.Judged {
+			state += ", not judged in a --quick run"
+		}
 		p("%s: %s (%s). ", t.Name, state, t.Figure)
 	}
 	p("\n")

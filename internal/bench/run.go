@@ -39,6 +39,9 @@ type Options struct {
 	Predict   []time.Duration // RTTs for the client re-prediction cost
 	// PeersDir is the peer libraries' Node program (peers.go); "": the peers are not run.
 	PeersDir string
+	// Quick marks a --quick run: its short passes, on a machine shared with other work, do
+	// not judge the server-time, allocation and core-share targets (Target.Judged).
+	Quick bool
 
 	rawOurs    bool         // pipeOurs uncompressed (TestHuffmanTable counts the bodies' bytes)
 	countBytes *[256]uint64 // when set: byte counts of pipeOurs' channel streams
@@ -48,13 +51,13 @@ type Options struct {
 // QuickOptions is `snapwire bench --quick`: short recordings, all scenarios and loss rates.
 func QuickOptions() Options {
 	return Options{Warmup: 60, Ticks: 70, Skip: 20, Losses: []float64{0, 0.05, 0.20}, RTT: 100 * time.Millisecond,
-		Validate: 1, Predict: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond}}
+		Validate: 1, Predict: []time.Duration{100 * time.Millisecond, 200 * time.Millisecond}, Quick: true}
 }
 
 // FullOptions is `snapwire bench`: 20 s of snapshots per scenario.
 func FullOptions() Options {
 	o := QuickOptions()
-	o.Warmup, o.Ticks = 300, 420
+	o.Warmup, o.Ticks, o.Quick = 300, 420, false
 	return o
 }
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/netaddr"
 	"github.com/snapwire/snapwire/token"
 )
 
@@ -56,7 +57,13 @@ func ParseArgs(args []string, output io.Writer) (Args, error) {
 	s := &a.Session
 	fs := flag.NewFlagSet("snapwire play", flag.ContinueOnError)
 	fs.SetOutput(output)
-	fs.StringVar(&s.Connect, "connect", "", "join a snapwire serve at IP:PORT (default: a server with bots in this process)")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: snapwire play [flags]")
+		fmt.Fprintln(fs.Output(), "\nPlay the arena in a window (snapwire-play), with a net graph and live network knobs;")
+		fmt.Fprintln(fs.Output(), "--headless plays without a window.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&s.Connect, "connect", "", "join a snapwire serve at HOST:PORT (default: a server with bots in this process)")
 	fs.StringVar(&a.Token, "token", "", "connect token (snapwire token issue) for a secure server")
 	fs.StringVar(&a.KeyFile, "key-file", "", "issue our own connect token with this key file (local play)")
 	fs.StringVar(&s.Name, "name", s.Name, "player name")
@@ -140,9 +147,9 @@ func Start(a Args) (*Session, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", a.KeyFile, err)
 		}
-		srv, err := netip.ParseAddrPort(opt.Connect)
+		srv, err := netaddr.Resolve(opt.Connect)
 		if err != nil {
-			return nil, fmt.Errorf("--key-file: --connect must be IP:PORT: %w", err)
+			return nil, fmt.Errorf("--key-file: --connect: %w", err)
 		}
 		if opt.Token, err = token.Issue(key, token.Params{ProtocolID: arenaProtocolID, ClientID: opt.Seed,
 			Servers: []netip.AddrPort{srv}, Lifetime: 30 * time.Second, Timeout: 10 * time.Second}, time.Now()); err != nil {
