@@ -271,15 +271,20 @@ type Client struct {
 	send  Sender
 	rng   *rand.Rand
 
-	state    State
-	err      error
-	server   netip.AddrPort
-	nonce    uint64
-	cookie   proto.Cookie
-	retryAt  time.Duration
-	deadline time.Duration
-	lastRecv time.Duration
-	lastNow  time.Duration
+	state   State
+	err     error
+	server  netip.AddrPort
+	nonce   uint64
+	cookie  proto.Cookie
+	retryAt time.Duration
+	// refusal is the last refusal of this handshake; a lasting one is
+	// believed at believeAt (0: none yet) unless an authenticated accept
+	// comes first (handshake.go).
+	refusal   proto.Reason
+	believeAt time.Duration
+	deadline  time.Duration
+	lastRecv  time.Duration
+	lastNow   time.Duration
 
 	// Session.
 	ch       *netchan.Channel
@@ -391,6 +396,9 @@ type Stats struct {
 	// (after the game id, before decoding, as OnSnapshotData sees them).
 	Applies       uint64
 	SnapshotBytes uint64
+	// Refusals counts the refusals of the handshake that matched its
+	// nonce: those the client retried after, waited on, or believed.
+	Refusals uint64
 	// Prediction error at snapshot frames: the distance between the
 	// position predicted for the frame (recorded when the client first
 	// reached it) and the snapshot's; Self for the local player, Others
@@ -592,6 +600,9 @@ func (c *Client) LeadTarget() time.Duration { return c.target }
 func (c *Client) Next() time.Duration {
 	switch c.state {
 	case Challenging, Connecting:
+		if c.believeAt != 0 {
+			return min(c.retryAt, c.believeAt)
+		}
 		return c.retryAt
 	case Connected:
 		n := c.nextSend
@@ -637,11 +648,7 @@ func (c *Client) Advance(now time.Duration) {
 	}
 	switch c.state {
 	case Challenging, Connecting:
-		if now >= c.deadline {
-			c.fail(ErrConnectTimeout)
-		} else if now >= c.retryAt {
-			c.sendHandshake(now)
-		}
+		c.handshakeTimers(now)
 		c.lastNow = now
 		return
 	case Connected:

@@ -26,6 +26,7 @@ func (c *Client) Connect(now time.Duration, addr netip.AddrPort) {
 	}
 	c.state = Challenging
 	c.err = nil
+	c.refusal, c.believeAt = proto.ReasonNone, 0
 	c.deadline = now + c.cfg.ConnectTimeout
 	c.lastNow = now
 	c.sendHandshake(now)
@@ -69,7 +70,7 @@ func (c *Client) handleConnectionless(now time.Duration, p []byte) {
 		c.sendHandshake(now)
 	case proto.KindAccept:
 		m, err := proto.ParseAccept(p)
-		if err != nil || m.Nonce != c.nonce || c.state != Connecting {
+		if err != nil || m.Nonce != c.nonce || (c.state != Connecting && c.state != Challenging) {
 			return
 		}
 		c.me = m.Client
@@ -90,6 +91,61 @@ func (c *Client) handleConnectionless(now time.Duration, p []byte) {
 		if err != nil || m.Nonce != c.nonce || (c.state != Connecting && c.state != Challenging) {
 			return
 		}
-		c.fail(&RefusedError{Reason: m.Reason})
+		c.refused(now, m.Reason)
+	}
+}
+
+// transient reports whether a refusal may go away by itself within a
+// connect timeout, so the client tries again: a slot may free, an
+// address's attempt budget refills with the next cookie lifetime, and an
+// expired cookie is replaced by a new challenge.
+func transient(why proto.Reason) bool {
+	switch why {
+	case proto.ReasonServerFull, proto.ReasonTooManyAttempts, proto.ReasonTooManyFromIP, proto.ReasonBadCookie:
+		return true
+	}
+	return false
+}
+
+// refused takes a refusal of this handshake. A transient one makes the
+// client try again (a new challenge for a bad cookie, the same connect
+// otherwise) until the connect timeout, which then reports it. A refuse
+// carries no authentication, so anyone who sees the connect can forge
+// one: a client with a token believes a lasting refusal only after
+// ConnectRetry (or at the connect timeout, if sooner) without an
+// authenticated accept: a forged refuse races the server's answer to the
+// same connect, which arrives within a round trip. A
+// client without a token has nothing authenticated to wait for and
+// believes it at once.
+func (c *Client) refused(now time.Duration, why proto.Reason) {
+	c.stats.Refusals++
+	c.refusal = why
+	switch {
+	case transient(why):
+		if why == proto.ReasonBadCookie {
+			c.state = Challenging
+		}
+		c.retryAt = max(c.retryAt, now+2*c.cfg.ConnectRetry)
+	case c.cfg.Token == nil:
+		c.fail(&RefusedError{Reason: why})
+	case c.believeAt == 0:
+		c.believeAt = min(now+c.cfg.ConnectRetry, c.deadline)
+		c.retryAt = max(c.retryAt, c.believeAt) // the accept, if any, is on its way
+	}
+}
+
+// handshakeTimers gives up at the connect timeout (with the last
+// refusal's reason, if any), believes a lasting refusal at believeAt, and
+// resends at retryAt.
+func (c *Client) handshakeTimers(now time.Duration) {
+	switch {
+	case now >= c.deadline && c.refusal != proto.ReasonNone:
+		c.fail(&RefusedError{Reason: c.refusal})
+	case now >= c.deadline:
+		c.fail(ErrConnectTimeout)
+	case c.believeAt != 0 && now >= c.believeAt:
+		c.fail(&RefusedError{Reason: c.refusal})
+	case now >= c.retryAt:
+		c.sendHandshake(now)
 	}
 }

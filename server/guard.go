@@ -8,8 +8,10 @@ import (
 )
 
 // Bounds of the handshake's tables. Entries are only made for sources
-// whose cookie proved their address, so a spoofer cannot fill them from
-// random addresses; a full table still stays at its bound.
+// whose cookie proved their address (and, on a secure server, whose token
+// opened), so a spoofer cannot fill them from random addresses; a full
+// table stays at its bound by forgetting its oldest entries, never by
+// refusing a connect.
 const (
 	maxUsedTokens = 8192
 	maxAttempts   = 4096
@@ -58,40 +60,54 @@ func (t *tokenTable) use(mac [16]byte, from netip.AddrPort, nonce uint64, expire
 }
 
 type attempt struct {
-	bucket            int64
-	connects, pwFails int
+	bucket int64
+	n      int
 }
 
-// attemptTable counts connects per cookie (its address and port,
-// Config.MaxConnectAttempts) or wrong passwords per IP address
-// (MaxPasswordFailures) in a cookie time bucket.
-type attemptTable[K comparable] struct {
-	m map[K]*attempt
+// attemptTable counts events per IP address in a cookie time bucket:
+// connects on an insecure server (Config.MaxConnectAttempts) and wrong
+// passwords (MaxPasswordFailures). It holds at most maxAttempts addresses;
+// when full, the address entered longest ago makes room, so a flood of
+// addresses can reset its own counters but never refuses another address
+// (a full table once refused every connect: issue 22, item 1).
+type attemptTable struct {
+	m    map[netip.Addr]*attempt
+	ring []netip.Addr // insertion order, the keys of m
+	head int
 }
 
-// get returns the counters of addr in bucket, or nil when the table is
-// full of the current buckets' entries (the connect is then refused).
-func (t *attemptTable[K]) get(addr K, bucket int64) *attempt {
-	if t.m == nil {
-		t.m = make(map[K]*attempt)
+// count returns addr's count in bucket without making an entry.
+func (t *attemptTable) count(addr netip.Addr, bucket int64) int {
+	if a := t.m[addr]; a != nil && a.bucket == bucket {
+		return a.n
 	}
-	if a := t.m[addr]; a != nil {
+	return 0
+}
+
+// add counts one event of addr in bucket and returns its new count.
+func (t *attemptTable) add(addr netip.Addr, bucket int64) int {
+	if t.m == nil {
+		t.m = make(map[netip.Addr]*attempt)
+	}
+	a := t.m[addr]
+	switch {
+	case a != nil:
 		if a.bucket != bucket {
 			*a = attempt{bucket: bucket}
 		}
-		return a
+	case len(t.ring) < maxAttempts:
+		a = &attempt{bucket: bucket}
+		t.m[addr] = a
+		t.ring = append(t.ring, addr)
+	default:
+		old := t.ring[t.head]
+		a = t.m[old]
+		delete(t.m, old)
+		*a = attempt{bucket: bucket}
+		t.m[addr] = a
+		t.ring[t.head] = addr
+		t.head = (t.head + 1) % maxAttempts
 	}
-	if len(t.m) >= maxAttempts {
-		for k, a := range t.m {
-			if a.bucket != bucket {
-				delete(t.m, k)
-			}
-		}
-		if len(t.m) >= maxAttempts {
-			return nil
-		}
-	}
-	a := &attempt{bucket: bucket}
-	t.m[addr] = a
-	return a
+	a.n++
+	return a.n
 }

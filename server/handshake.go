@@ -127,14 +127,11 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 			return
 		}
 	}
+	// Nothing is counted or stored before the sender is authorised: on a
+	// secure server by its token, on an insecure one by its cookie, and
+	// then per IP address in a table that never refuses another address
+	// (guard.go). A host with thousands of ports cannot lock others out.
 	bucket := s.bucket(now)
-	at, pw := s.connects.get(from, bucket), s.pwFails.get(from.Addr(), bucket)
-	if at == nil || pw == nil || at.connects >= s.cfg.MaxConnectAttempts || pw.pwFails >= s.cfg.MaxPasswordFailures {
-		s.stats.Throttled++
-		s.refuse(from, m.Nonce, proto.ReasonTooManyAttempts)
-		return
-	}
-	at.connects++
 	var priv *token.Private
 	if s.opener != nil {
 		if len(m.Token) == 0 {
@@ -161,6 +158,12 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 			s.refuse(from, m.Nonce, proto.ReasonTokenUnsupported)
 			return
 		}
+		if s.connects.count(from.Addr(), bucket) >= s.cfg.MaxConnectAttempts {
+			s.stats.Throttled++
+			s.refuse(from, m.Nonce, proto.ReasonTooManyAttempts)
+			return
+		}
+		s.connects.add(from.Addr(), bucket)
 		n := 0
 		for _, c := range s.slots {
 			if c != nil && c.addr.Addr() == from.Addr() {
@@ -173,6 +176,11 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 			return
 		}
 	}
+	if s.cfg.Password != "" && s.pwFails.count(from.Addr(), bucket) >= s.cfg.MaxPasswordFailures {
+		s.stats.Throttled++
+		s.refuse(from, m.Nonce, proto.ReasonTooManyAttempts)
+		return
+	}
 	switch {
 	case m.Version != proto.Version:
 		s.refuse(from, m.Nonce, proto.ReasonWrongVersion)
@@ -181,7 +189,7 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 		s.refuse(from, m.Nonce, proto.ReasonWrongRegistry)
 		return
 	case s.cfg.Password != "" && !hmac.Equal([]byte(m.Password), []byte(s.cfg.Password)):
-		pw.pwFails++
+		s.pwFails.add(from.Addr(), bucket)
 		s.refuse(from, m.Nonce, proto.ReasonWrongPassword)
 		return
 	}

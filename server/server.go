@@ -65,10 +65,13 @@ type Config struct {
 	// MaxClientsPerIP bounds the clients from one IP address with the
 	// insecure handshake [4]; a secure server relies on its tokens.
 	MaxClientsPerIP int
-	// MaxConnectAttempts bounds the connects processed per cookie (source
-	// address and port) and cookie lifetime [16], and MaxPasswordFailures
-	// the wrong passwords per IP address and lifetime [3]; beyond them
-	// connects are refused until the next lifetime (ReasonTooManyAttempts).
+	// MaxConnectAttempts bounds the connects with a valid cookie an
+	// insecure server processes per IP address and cookie lifetime [16]
+	// (a secure server takes a connect's token as its authorisation and
+	// keeps no count before it opens), and MaxPasswordFailures the wrong
+	// passwords per IP address and lifetime [3]; beyond them that address
+	// is refused until the next lifetime (ReasonTooManyAttempts), and no
+	// other address ever is.
 	MaxConnectAttempts, MaxPasswordFailures int
 	// Secret keys the challenge cookie HMAC [32 bytes from crypto/rand].
 	Secret []byte
@@ -246,8 +249,8 @@ type Server struct {
 
 	opener     *token.Opener // nil: insecure handshake
 	usedTokens tokenTable
-	connects   attemptTable[netip.AddrPort] // per cookie
-	pwFails    attemptTable[netip.Addr]     // per IP address
+	connects   attemptTable // insecure connects per IP address
+	pwFails    attemptTable // wrong passwords per IP address
 }
 
 // Stats are server-wide counters.
