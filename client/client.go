@@ -78,7 +78,8 @@ type Config struct {
 	// JumpThreshold: a forward correction larger than this is applied at
 	// once (frames are run in a burst) [250ms].
 	JumpThreshold time.Duration
-	// Timeout: the server is considered gone after this long in silence [10s].
+	// Timeout: the server is considered gone after this long in silence
+	// [the Token's timeout, else 10s].
 	Timeout time.Duration
 	// ConnectRetry is the resend interval of getchallenge/connect [500ms];
 	// ConnectTimeout gives up [10s].
@@ -435,6 +436,9 @@ func (p PredictionError) Mean() float64 {
 // New returns a client for game g (not yet loaded: the server says which
 // map) fed by input, sending through send.
 func New(cfg Config, g game.Game, input InputSource, send Sender) (*Client, error) {
+	if cfg.Timeout <= 0 && cfg.Token != nil {
+		cfg.Timeout = cfg.Token.Timeout // the session timeout the server applies too
+	}
 	cfg.defaults()
 	if g == nil || input == nil || send == nil {
 		return nil, fmt.Errorf("client: game, input and sender are required")

@@ -107,6 +107,7 @@ const (
 	ReasonTokenUnsupported  Reason = 18
 	ReasonTooManyAttempts   Reason = 19
 	ReasonTooManyFromIP     Reason = 20
+	ReasonTokenNotYetValid  Reason = 21
 )
 
 var reasonNames = [...]string{"none", "server full", "wrong protocol version", "wrong entity registry",
@@ -115,7 +116,7 @@ var reasonNames = [...]string{"none", "server full", "wrong protocol version", "
 	"connect token does not list this server", "connect token invalid (tampered or another key)",
 	"connect token already used", "connect token already used from another address",
 	"this server does not take connect tokens", "too many connect or password attempts; wait and retry",
-	"too many clients from this IP address"}
+	"too many clients from this IP address", "connect token created in the future (check the clocks)"}
 
 func (r Reason) String() string {
 	if int(r) < len(reasonNames) {

@@ -71,6 +71,7 @@ type client struct {
 	leaving   bool
 
 	lastRecv     time.Duration
+	timeout      time.Duration // Config.Timeout, or its token's
 	cmds         [cmdRing]cmdSlot
 	lastCmd      game.UserCmd
 	gotCmd       bool
@@ -112,6 +113,7 @@ func newClient(s *Server, num game.ClientNum, id netchan.ConnID, from netip.Addr
 		s: s, num: num, id: id, addr: from, nonce: m.Nonce, name: m.Name,
 		ch:           netchan.New(cfg, id),
 		lastRecv:     now,
+		timeout:      s.cfg.Timeout,
 		snapInterval: time.Second / time.Duration(s.cfg.SnapshotRate),
 		nextSnap:     now,
 		states:       make([]game.Snapshotter, s.reg.NumStates()),
@@ -119,6 +121,9 @@ func newClient(s *Server, num game.ClientNum, id netchan.ConnID, from netip.Addr
 	if tok != nil {
 		c.stats.Secure, c.stats.TokenClientID = true, tok.ClientID
 		c.stats.UserData = tok.UserData
+		if tok.Timeout > 0 {
+			c.timeout = tok.Timeout // the backend's choice (package token)
+		}
 	}
 	c.emit = func(p []byte) {
 		if c.addrPending {

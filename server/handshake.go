@@ -102,6 +102,8 @@ func tokenRefusal(err error) proto.Reason {
 	switch {
 	case errors.Is(err, token.ErrExpired):
 		return proto.ReasonTokenExpired
+	case errors.Is(err, token.ErrNotYetValid):
+		return proto.ReasonTokenNotYetValid
 	case errors.Is(err, token.ErrWrongProtocol):
 		return proto.ReasonTokenWrongProto
 	case errors.Is(err, token.ErrWrongServer):

@@ -80,7 +80,9 @@ type Config struct {
 	// Deterministic both come from crypto/rand.
 	Seed          uint64
 	Deterministic bool
-	// Timeout drops a client from which nothing arrived for this long [10s].
+	// Timeout drops a client from which nothing arrived for this long
+	// [10s]; a client that connected with a token gets its token's timeout
+	// (token.Params.Timeout) instead.
 	Timeout time.Duration
 	// CookieLifetime is the width of a cookie's time bucket [10s]; a cookie
 	// is accepted in its bucket and the next.
@@ -410,7 +412,7 @@ func (s *Server) Advance(now time.Duration) {
 		s.runFrame(now, s.frameTime(s.frame+1))
 	}
 	for _, c := range s.slots {
-		if c != nil && now-c.lastRecv > s.cfg.Timeout {
+		if c != nil && now-c.lastRecv > c.timeout {
 			s.stats.Timeouts++
 			s.drop(c, proto.ReasonTimeout, false)
 		}
