@@ -400,6 +400,9 @@ type Stats struct {
 	// Refusals counts the refusals of the handshake that matched its
 	// nonce: those the client retried after, waited on, or believed.
 	Refusals uint64
+	// HandshakeAuthFailures counts sealed accepts for this handshake that
+	// did not authenticate with the token's key (forged or corrupted).
+	HandshakeAuthFailures uint64
 	// Prediction error at snapshot frames: the distance between the
 	// position predicted for the frame (recorded when the client first
 	// reached it) and the snapshot's; Self for the local player, Others

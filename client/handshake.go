@@ -12,6 +12,7 @@ import (
 
 	"github.com/snapwire/snapwire/netchan"
 	"github.com/snapwire/snapwire/proto"
+	"github.com/snapwire/snapwire/token"
 )
 
 // Connect starts the handshake with the server at addr (DOOM III §3;
@@ -69,29 +70,49 @@ func (c *Client) handleConnectionless(now time.Duration, p []byte) {
 		c.state = Connecting
 		c.sendHandshake(now)
 	case proto.KindAccept:
+		if c.cfg.Token != nil {
+			return // a client with a token takes only a sealed accept
+		}
 		m, err := proto.ParseAccept(p)
 		if err != nil || m.Nonce != c.nonce || (c.state != Connecting && c.state != Challenging) {
 			return
 		}
-		c.me = m.Client
-		c.frameDur = time.Duration(m.FrameDur) * time.Microsecond
-		cfg := c.cfg.Channel
-		if t := c.cfg.Token; t != nil {
-			cfg.Keys = &netchan.Keys{Send: t.ClientToServerKey, Recv: t.ServerToClientKey}
+		c.accepted(now, m, nil)
+	case proto.KindSealedAccept:
+		t := c.cfg.Token
+		if n, ok := proto.SealedAcceptNonce(p); t == nil || !ok || n != c.nonce || (c.state != Connecting && c.state != Challenging) {
+			return
 		}
-		c.ch = netchan.New(cfg, m.ConnID)
-		c.state = Connected
-		c.lastRecv = now
-		c.nextSend = now
-		if err := c.loadGame(m.GameID, m.Settings); err != nil {
-			c.fail(err)
+		m, err := proto.OpenSealedAccept(p, &t.ServerToClientKey)
+		if err != nil {
+			c.stats.HandshakeAuthFailures++
+			return
 		}
+		c2s, s2c := token.SessionKeys(&t.ClientToServerKey, &t.ServerToClientKey, &m.Random, c.nonce)
+		c.accepted(now, m.Accept, &netchan.Keys{Send: c2s, Recv: s2c})
 	case proto.KindRefuse:
 		m, err := proto.ParseRefuse(p)
 		if err != nil || m.Nonce != c.nonce || (c.state != Connecting && c.state != Challenging) {
 			return
 		}
 		c.refused(now, m.Reason)
+	}
+}
+
+// accepted opens the session the server admitted, with the session keys
+// of a sealed accept (nil: insecure).
+func (c *Client) accepted(now time.Duration, m proto.Accept, keys *netchan.Keys) {
+	c.me = m.Client
+	c.frameDur = time.Duration(m.FrameDur) * time.Microsecond
+	cfg := c.cfg.Channel
+	cfg.Keys = keys
+	c.ch = netchan.New(cfg, m.ConnID)
+	c.state = Connected
+	c.refusal, c.believeAt = proto.ReasonNone, 0
+	c.lastRecv = now
+	c.nextSend = now
+	if err := c.loadGame(m.GameID, m.Settings); err != nil {
+		c.fail(err)
 	}
 }
 

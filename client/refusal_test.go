@@ -3,12 +3,17 @@ package client_test
 // Refusals the client retries after or waits on (issue 22, items 1 and 8).
 
 import (
+	"encoding/binary"
+	"net/netip"
 	"testing"
 	"time"
 
 	"github.com/snapwire/snapwire/client"
+	"github.com/snapwire/snapwire/netchan"
 	"github.com/snapwire/snapwire/netsim"
+	"github.com/snapwire/snapwire/proto"
 	"github.com/snapwire/snapwire/server"
+	"github.com/snapwire/snapwire/token"
 )
 
 // Acceptance (issue 22, item 1): a transient refusal does not end the
@@ -30,5 +35,63 @@ func TestRetryWhenFull(t *testing.T) {
 	s.run(6 * time.Second)
 	if second.c.State() != client.Connected {
 		t.Fatalf("second client after a slot freed: %v %v", second.c.State(), second.c.Err())
+	}
+}
+
+// Acceptance (issue 22, item 8): an observer on the path cannot break a
+// secure handshake. For every getchallenge and connect it sees, it
+// answers first (its link to the client is faster than the server's) with
+// forged refusals (lasting reasons), a forged plain accept and a forged
+// sealed accept, all with the right nonce. The client connects all the
+// same, with the server's sealed accept, and plays.
+//
+// Guards against: a client that believes an unauthenticated refuse on
+// arrival, or an accept it cannot authenticate.
+func TestForgedHandshakeAnswers(t *testing.T) {
+	var s *sim
+	s = newSim(t, 92, netsim.LinkConfig{Latency: 30 * time.Millisecond}, secureConfig(&s))
+	observer, err := s.net.Listen(netip.MustParseAddrPort("10.6.6.6:5000"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	me := clientAddr(0)
+	s.net.SetLink(observer.Addr(), me, netsim.LinkConfig{}) // no latency: its answers win the race
+	forged := 0
+	s.net.SetDropFilter(func(from, to netip.AddrPort, p []byte) bool {
+		if from != me || !netchan.IsConnectionless(p) || len(p) < 4+11 {
+			return false
+		}
+		var nonce uint64
+		switch proto.Kind(p[4]) {
+		case proto.KindGetChallenge:
+			nonce = binary.LittleEndian.Uint64(p[4+3:])
+		case proto.KindConnect:
+			nonce = binary.LittleEndian.Uint64(p[4+1:])
+		default:
+			return false
+		}
+		for _, why := range []proto.Reason{proto.ReasonTokenInvalid, proto.ReasonWrongVersion, proto.ReasonTokenReused} {
+			observer.WriteTo(netchan.AppendConnectionless(nil, proto.Refuse{Nonce: nonce, Reason: why}.Append(nil)), me)
+		}
+		observer.WriteTo(netchan.AppendConnectionless(nil, proto.Accept{Nonce: nonce, ConnID: 0x4444, FrameDur: 1000, Settings: "x"}.Append(nil)), me)
+		var k [32]byte
+		var xn [proto.XNonceLen]byte
+		observer.WriteTo(netchan.AppendConnectionless(nil, proto.SealedAccept{Accept: proto.Accept{Nonce: nonce, ConnID: 0x4444, FrameDur: 1000}}.AppendSealed(nil, &k, &xn)), me)
+		forged++
+		return false
+	})
+	sc := s.addClient(0, botLane, client.Config{Token: issueToken(t, token.Params{}, wallStart)})
+	s.run(3 * time.Second)
+	st := sc.c.Stats()
+	t.Logf("%d handshake messages answered by forgeries; the client counted %d refusals and %d sealed accepts that failed to open; %d snapshots",
+		forged, st.Refusals, st.HandshakeAuthFailures, st.SnapshotsReceived)
+	if sc.c.State() != client.Connected || st.SnapshotsReceived < 40 {
+		t.Fatalf("client: %v %v, %d snapshots", sc.c.State(), sc.c.Err(), st.SnapshotsReceived)
+	}
+	if forged == 0 || st.Refusals == 0 || st.HandshakeAuthFailures == 0 {
+		t.Errorf("the forgeries did not reach the client: %d sent, %d refusals, %d auth failures", forged, st.Refusals, st.HandshakeAuthFailures)
+	}
+	if cs, ok := s.srv.Client(sc.c.ClientNum()); !ok || cs.ConnID == 0x4444 {
+		t.Errorf("the client is not in the server's session: %+v", cs)
 	}
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	crand "crypto/rand"
 	"errors"
 	"net/netip"
 	"time"
@@ -59,10 +60,18 @@ type client struct {
 	// than it received.
 	addrPending   bool
 	pendingBudget int
-	nonce         uint64
-	name          string
-	ch            *netchan.Channel
-	enc           *snapshot.Encoder
+	// connAddr and nonce are the connect's address and handshake nonce: a
+	// connect repeating them is answered with the accept again.
+	connAddr netip.AddrPort
+	nonce    uint64
+	// random is the server's random value for this session, from which
+	// the channel keys derive (token.SessionKeys), and acceptKey the
+	// token's server→client key that seals the accept (secure sessions).
+	random    [proto.SessionRandomLen]byte
+	acceptKey [token.KeyLen]byte
+	name      string
+	ch        *netchan.Channel
+	enc       *snapshot.Encoder
 	// lastApply is the sequence of the last "apply S" queued in this game:
 	// applies are sent as the distance from it (proto.Apply).
 	lastApply snapshot.Seq
@@ -105,13 +114,8 @@ type client struct {
 
 func newClient(s *Server, num game.ClientNum, id netchan.ConnID, from netip.AddrPort, m proto.Connect, now time.Duration, tok *token.Private) *client {
 	cfg := s.cfg.Channel
-	if tok != nil {
-		// The server sends with the server→client key (package token).
-		cfg.Keys = &netchan.Keys{Send: tok.ServerToClientKey, Recv: tok.ClientToServerKey}
-	}
 	c := &client{
-		s: s, num: num, id: id, addr: from, nonce: m.Nonce, name: m.Name,
-		ch:           netchan.New(cfg, id),
+		s: s, num: num, id: id, addr: from, connAddr: from, nonce: m.Nonce, name: m.Name,
 		lastRecv:     now,
 		timeout:      s.cfg.Timeout,
 		snapInterval: time.Second / time.Duration(s.cfg.SnapshotRate),
@@ -119,12 +123,20 @@ func newClient(s *Server, num game.ClientNum, id netchan.ConnID, from netip.Addr
 		states:       make([]game.Snapshotter, s.reg.NumStates()),
 	}
 	if tok != nil {
+		// Keys of this session alone, from the token's and a fresh random
+		// value (token.SessionKeys); the server sends with the
+		// server→client one.
+		crand.Read(c.random[:])
+		c.acceptKey = tok.ServerToClientKey
+		c2s, s2c := token.SessionKeys(&tok.ClientToServerKey, &tok.ServerToClientKey, &c.random, m.Nonce)
+		cfg.Keys = &netchan.Keys{Send: s2c, Recv: c2s}
 		c.stats.Secure, c.stats.TokenClientID = true, tok.ClientID
 		c.stats.UserData = tok.UserData
 		if tok.Timeout > 0 {
 			c.timeout = tok.Timeout // the backend's choice (package token)
 		}
 	}
+	c.ch = netchan.New(cfg, id)
 	c.emit = func(p []byte) {
 		if c.addrPending {
 			if len(p) > c.pendingBudget {

@@ -57,9 +57,13 @@
 // challenge with a stateless cookie, HMAC-SHA256(secret, address, port,
 // time bucket) truncated to 16 bytes, valid in its bucket and the next;
 // nothing is stored for an address until its connect returns a valid
-// cookie. Connect is checked for version, registry hash, password and a
-// free slot, and answered with accept (connection id, client number, game
-// id, frame duration, settings) or refuse (a reason). Channel packets are
+// cookie. Connect is checked for its token (a secure server: nothing is
+// counted or stored for a connect whose token does not open, and a token
+// opens one session), version, registry hash, password and a free slot,
+// and answered with accept (connection id, client number, game id, frame
+// duration, settings; a secure server seals it with the token's key and
+// adds the random value the session's keys derive from) or refuse (a
+// reason). Channel packets are
 // routed by connection id (netchan.PeekConnID), not by address; a packet
 // that delivers a new message updates the reply address, so a NAT port
 // change keeps the connection (§3). A client silent for Timeout is dropped;

@@ -21,12 +21,14 @@ type tokenUse struct {
 	addr    netip.AddrPort
 	nonce   uint64
 	expires time.Time
+	opened  bool // a session was opened with it
 }
 
-// tokenTable remembers the connect tokens used, by their MAC, until they
-// expire: a token binds to the first address that uses it and serves one
-// handshake (netcode.io's "connect token entries"). When full, the oldest
-// entry makes room.
+// tokenTable remembers the connect tokens used, by their MAC: a token
+// binds to the first address and handshake nonce that use it
+// (netcode.io's "connect token entries") and opens at most one session.
+// When full, the oldest entry makes room; a token forgotten that way and
+// accepted again still gets session keys of its own (token.SessionKeys).
 type tokenTable struct {
 	m    map[[16]byte]tokenUse
 	ring [][16]byte // insertion order
@@ -34,7 +36,13 @@ type tokenTable struct {
 }
 
 // use records a token's use by from with handshake nonce, or says why it
-// is refused.
+// is refused. The same address and nonce again is the same connect
+// retried after a refusal that came before any session (server full,
+// say); once a session has been opened with the token, every connect
+// with it is refused, whatever its address and nonce (a connect repeated
+// while its session lives is answered before it gets here). Refusing
+// only a different nonce let a connect replayed after its session ended
+// open a second session with the first one's keys (issue 22, item 3).
 func (t *tokenTable) use(mac [16]byte, from netip.AddrPort, nonce uint64, expires time.Time) proto.Reason {
 	if t.m == nil {
 		t.m = make(map[[16]byte]tokenUse)
@@ -43,10 +51,10 @@ func (t *tokenTable) use(mac [16]byte, from netip.AddrPort, nonce uint64, expire
 		switch {
 		case e.addr != from:
 			return proto.ReasonTokenOtherAddress
-		case e.nonce != nonce:
+		case e.opened || e.nonce != nonce:
 			return proto.ReasonTokenReused
 		}
-		return proto.ReasonNone // the same request again (lost answer)
+		return proto.ReasonNone
 	}
 	if len(t.ring) < maxUsedTokens {
 		t.ring = append(t.ring, mac)
@@ -57,6 +65,14 @@ func (t *tokenTable) use(mac [16]byte, from netip.AddrPort, nonce uint64, expire
 	}
 	t.m[mac] = tokenUse{addr: from, nonce: nonce, expires: expires}
 	return proto.ReasonNone
+}
+
+// opened records that a session was opened with the token.
+func (t *tokenTable) opened(mac [16]byte) {
+	if e, ok := t.m[mac]; ok {
+		e.opened = true
+		t.m[mac] = e
+	}
 }
 
 type attempt struct {

@@ -6,6 +6,7 @@ package server
 
 import (
 	"crypto/hmac"
+	crand "crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -124,7 +125,7 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 	}
 	// A repeated connect (the accept was lost): answer again.
 	for _, c := range s.slots {
-		if c != nil && c.addr == from && c.nonce == m.Nonce {
+		if c != nil && c.connAddr == from && c.nonce == m.Nonce {
 			s.sendOOB(from, s.accept(c))
 			return
 		}
@@ -218,6 +219,9 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 	}
 	s.slots[slot] = c
 	s.byID[id] = c
+	if priv != nil {
+		s.usedTokens.opened(priv.MAC) // its one session
+	}
 	s.stats.Connects++
 	s.logEvent(slog.LevelInfo, "connect", slog.Int("client", slot), slog.String("name", c.name),
 		slog.String("addr", from.String()), slog.Int("conn", int(id)), slog.Bool("secure", priv != nil))
@@ -231,9 +235,19 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 	s.sendOOB(from, s.accept(c))
 }
 
+// accept is the answer that admits c: on a secure server sealed with its
+// token's server→client key (a fresh random nonce each time it is sent),
+// so nobody without the token forges or reads it, and carrying the
+// session's random value its channel keys derive from.
 func (s *Server) accept(c *client) []byte {
-	return proto.Accept{
+	m := proto.Accept{
 		Nonce: c.nonce, ConnID: c.id, Client: c.num, GameID: s.gameID,
 		FrameDur: uint32(s.frameDur / time.Microsecond), Settings: s.settings,
-	}.Append(nil)
+	}
+	if !c.stats.Secure {
+		return m.Append(nil)
+	}
+	var xn [proto.XNonceLen]byte
+	crand.Read(xn[:])
+	return proto.SealedAccept{Accept: m, Random: c.random}.AppendSealed(nil, &c.acceptKey, &xn)
 }

@@ -38,11 +38,12 @@ type simRig struct {
 	now   time.Duration
 	nodes []netsim.Node
 	buf   []byte
+	eps   map[netip.AddrPort]*netsim.Endpoint // the clients'
 }
 
 func newSimRig(t *testing.T, seed uint64, cfg server.Config, secure bool) *simRig {
 	t.Helper()
-	r := &simRig{t: t, net: netsim.New(seed), buf: make([]byte, 1<<16)}
+	r := &simRig{t: t, net: netsim.New(seed), buf: make([]byte, 1<<16), eps: map[netip.AddrPort]*netsim.Endpoint{}}
 	r.net.SetDefault(netsim.LinkConfig{Latency: 20 * time.Millisecond})
 	var err error
 	if r.sep, err = r.net.Listen(simServer); err != nil {
@@ -84,6 +85,7 @@ func (r *simRig) addClient(addr netip.AddrPort, cfg client.Config) *client.Clien
 	if err != nil {
 		r.t.Fatal(err)
 	}
+	r.eps[addr] = ep
 	c, err := client.New(cfg, testgame.New(), client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{Forward: 30} }),
 		client.SendFunc(func(to netip.AddrPort, p []byte) { ep.WriteTo(p, to) }))
 	if err != nil {

@@ -11,9 +11,11 @@
 // session keys, the expiry) and a private part sealed with
 // XChaCha20-Poly1305 under the private key, which only a server can open.
 // The client sends the private part in its connect request; the server
-// opens it, checks the expiry, the protocol id and that its own address is
-// listed, and takes the session keys from it. An attacker who sees the
-// connect request learns neither key: they are inside the sealed part.
+// opens it, checks the expiry, the create time, the protocol id and that
+// its own address is listed, and derives the session's channel keys from
+// the token's keys and a random value of its own that it sends in its
+// sealed accept (SessionKeys). An attacker who sees the connect request
+// learns neither key: they are inside the sealed part.
 //
 // Wire layout of a token (all integers little-endian):
 //
