@@ -350,6 +350,11 @@ type Client struct {
 	evr     bitmsg.Reader
 	relEv   game.Event
 	emitFn  func([]byte) // c.emit, bound once (a method value allocates)
+	// pathChallenge is the server's last path challenge, echoed after the
+	// packet that carried it when pathDue.
+	pathChallenge uint64
+	pathDue       bool
+	pathBuf       [proto.ClientHeaderLen + proto.PathChallengeLen]byte
 }
 
 // Stats are the client's figures for the demo.
@@ -403,6 +408,9 @@ type Stats struct {
 	// HandshakeAuthFailures counts sealed accepts for this handshake that
 	// did not authenticate with the token's key (forged or corrupted).
 	HandshakeAuthFailures uint64
+	// PathResponses counts the server's path challenges echoed (its check
+	// that the client receives at a new address).
+	PathResponses uint64
 	// Prediction error at snapshot frames: the distance between the
 	// position predicted for the frame (recorded when the client first
 	// reached it) and the snapshot's; Self for the local player, Others
@@ -699,5 +707,16 @@ func (c *Client) HandlePacket(now time.Duration, pkt []byte) {
 	}
 	if c.ch.LastReceivedSequence() != before {
 		c.lastRecv = now
+	}
+	if c.pathDue && c.state == Connected {
+		// The server checks that we receive at the address it now sees
+		// (docs/PROTOCOL.md, "NAT"): echo its challenge at once.
+		c.pathDue = false
+		h := proto.ClientHeader{GameID: c.gameID}
+		if c.haveSnap {
+			h.Ack = c.snapSeq
+		}
+		c.ch.Send(now, proto.TypePathResponse, proto.AppendPathResponse(c.pathBuf[:0], h, c.pathChallenge), c.emitFn)
+		c.stats.PathResponses++
 	}
 }

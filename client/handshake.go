@@ -109,6 +109,7 @@ func (c *Client) accepted(now time.Duration, m proto.Accept, keys *netchan.Keys)
 	c.ch = netchan.New(cfg, m.ConnID)
 	c.state = Connected
 	c.refusal, c.believeAt = proto.ReasonNone, 0
+	c.pathDue = false
 	c.lastRecv = now
 	c.nextSend = now
 	if err := c.loadGame(m.GameID, m.Settings); err != nil {

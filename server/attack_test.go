@@ -592,11 +592,11 @@ func TestAttackReplay(t *testing.T) {
 	}
 }
 
-// Acceptance: reflection through rebinding is at most 1x. An on-path
+// Acceptance: reflection through rebinding is at most 3x. An on-path
 // attacker rewrites the source of one genuine (authenticated) client
 // packet to a victim's address: the server moves the session there, but
-// sends the victim no more bytes than that packet had until a second
-// packet from the victim's address confirms it.
+// sends the victim no more than 3 times the bytes that packet had until
+// the victim echoes the path challenge sent to it.
 //
 // Guards against: sending at full rate to an unconfirmed address.
 func TestRebindReflectionBounded(t *testing.T) {
@@ -668,7 +668,7 @@ func TestRebindReflectionBounded(t *testing.T) {
 	}
 	st := srv.Stats()
 	t.Logf("victim got %d bytes for one %d-byte packet; %d packets held back", toVictim, len(forgedFrom), st.UnconfirmedDrops)
-	if toVictim > len(forgedFrom) || st.UnconfirmedDrops == 0 {
+	if toVictim > 3*len(forgedFrom) || st.UnconfirmedDrops == 0 { // 3x: room for the path challenge (issue 22)
 		t.Fatalf("reflection: %d bytes to the victim for %d received (%d held back)", toVictim, len(forgedFrom), st.UnconfirmedDrops)
 	}
 	// The genuine client speaks again from its own address: the session

@@ -39,11 +39,15 @@ type simRig struct {
 	nodes []netsim.Node
 	buf   []byte
 	eps   map[netip.AddrPort]*netsim.Endpoint // the clients'
+	// spoof maps an endpoint's address to the source address the server
+	// sees for its packets: a host that forges its source.
+	spoof map[netip.AddrPort]netip.AddrPort
 }
 
 func newSimRig(t *testing.T, seed uint64, cfg server.Config, secure bool) *simRig {
 	t.Helper()
-	r := &simRig{t: t, net: netsim.New(seed), buf: make([]byte, 1<<16), eps: map[netip.AddrPort]*netsim.Endpoint{}}
+	r := &simRig{t: t, net: netsim.New(seed), buf: make([]byte, 1<<16), eps: map[netip.AddrPort]*netsim.Endpoint{},
+		spoof: map[netip.AddrPort]netip.AddrPort{}}
 	r.net.SetDefault(netsim.LinkConfig{Latency: 20 * time.Millisecond})
 	var err error
 	if r.sep, err = r.net.Listen(simServer); err != nil {
@@ -60,7 +64,13 @@ func newSimRig(t *testing.T, seed uint64, cfg server.Config, secure bool) *simRi
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.nodes = []netsim.Node{{Endpoint: r.sep, Receive: r.srv.HandlePacket, Advance: r.srv.Advance, Next: r.srv.Next}}
+	receive := func(now time.Duration, from netip.AddrPort, p []byte) {
+		if f, ok := r.spoof[from]; ok {
+			from = f
+		}
+		r.srv.HandlePacket(now, from, p)
+	}
+	r.nodes = []netsim.Node{{Endpoint: r.sep, Receive: receive, Advance: r.srv.Advance, Next: r.srv.Next}}
 	return r
 }
 

@@ -274,10 +274,13 @@ type Stats struct {
 	// address than the client's (only its port may change).
 	WrongSource uint64
 	// AddrChanges counts client address changes (NAT rebinding) taken from
-	// authenticated packets; UnconfirmedDrops the packets not sent to a
-	// new address beyond the bytes received from it before the client's
-	// next packet confirmed it.
-	AddrChanges, UnconfirmedDrops uint64
+	// packets that delivered a new message (authenticated, on a secure
+	// session); PathChallenges the path challenges sent to new addresses
+	// and PathValidations the addresses validated by their echo;
+	// UnconfirmedDrops the packets not sent to an address not yet
+	// validated, beyond 3 times the bytes received from it.
+	AddrChanges, UnconfirmedDrops   uint64
+	PathChallenges, PathValidations uint64
 	// ParallelSnapshotFrames counts the frames whose snapshots several
 	// goroutines built (Config.SnapshotWorkers).
 	ParallelSnapshotFrames uint64
