@@ -4,6 +4,7 @@ package client_test
 
 import (
 	"encoding/binary"
+	"fmt"
 	"net/netip"
 	"testing"
 	"time"
@@ -18,23 +19,41 @@ import (
 
 // Acceptance (issue 22, item 1): a transient refusal does not end the
 // handshake. A client refused because the server is full tries again and
-// gets in when a slot frees within its connect timeout.
+// gets in when a slot frees within its connect timeout, with a token (the
+// server takes the same connect again: no session was opened with it) and
+// without.
 //
 // Guards against: a client that gives up on its first refusal whatever
 // the reason.
 func TestRetryWhenFull(t *testing.T) {
-	s := newSim(t, 91, netsim.LinkConfig{Latency: 20 * time.Millisecond}, server.Config{MaxClients: 1})
-	first := s.addClient(0, botLane, client.Config{})
-	s.run(time.Second)
-	second := s.addClient(1, botLane, client.Config{})
-	s.run(3 * time.Second)
-	if second.c.State() == client.Disconnected {
-		t.Fatalf("second client while the server is full: %v %v", second.c.State(), second.c.Err())
-	}
-	first.c.Disconnect(s.now)
-	s.run(6 * time.Second)
-	if second.c.State() != client.Connected {
-		t.Fatalf("second client after a slot freed: %v %v", second.c.State(), second.c.Err())
+	for _, secure := range []bool{false, true} {
+		t.Run(fmt.Sprintf("secure=%v", secure), func(t *testing.T) {
+			var s *sim
+			cfg := server.Config{MaxClients: 1}
+			if secure {
+				cfg = secureConfig(&s)
+				cfg.MaxClients = 1
+			}
+			s = newSim(t, 91, netsim.LinkConfig{Latency: 20 * time.Millisecond}, cfg)
+			var ccfg [2]client.Config
+			if secure {
+				for i := range ccfg {
+					ccfg[i].Token = issueToken(t, token.Params{ClientID: uint64(i)}, wallStart)
+				}
+			}
+			first := s.addClient(0, botLane, ccfg[0])
+			s.run(time.Second)
+			second := s.addClient(1, botLane, ccfg[1])
+			s.run(3 * time.Second)
+			if second.c.State() == client.Disconnected {
+				t.Fatalf("second client while the server is full: %v %v", second.c.State(), second.c.Err())
+			}
+			first.c.Disconnect(s.now)
+			s.run(6 * time.Second)
+			if second.c.State() != client.Connected {
+				t.Fatalf("second client after a slot freed: %v %v", second.c.State(), second.c.Err())
+			}
+		})
 	}
 }
 
