@@ -278,14 +278,14 @@ type Client struct {
 	nonce   uint64
 	cookie  proto.Cookie
 	retryAt time.Duration
-	// refusal is the last refusal of this handshake; a lasting one is
-	// believed at believeAt (0: none yet) unless an authenticated accept
-	// comes first (handshake.go).
-	refusal   proto.Reason
-	believeAt time.Duration
-	deadline  time.Duration
-	lastRecv  time.Duration
-	lastNow   time.Duration
+	// refusal is the last refusal of this handshake, lasting the first
+	// lasting one, believed at believeAt (0: none yet) unless an
+	// authenticated accept comes first (handshake.go).
+	refusal, lasting proto.Reason
+	believeAt        time.Duration
+	deadline         time.Duration
+	lastRecv         time.Duration
+	lastNow          time.Duration
 
 	// Session.
 	ch       *netchan.Channel

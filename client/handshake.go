@@ -27,7 +27,7 @@ func (c *Client) Connect(now time.Duration, addr netip.AddrPort) {
 	}
 	c.state = Challenging
 	c.err = nil
-	c.refusal, c.believeAt = proto.ReasonNone, 0
+	c.refusal, c.lasting, c.believeAt = proto.ReasonNone, proto.ReasonNone, 0
 	c.deadline = now + c.cfg.ConnectTimeout
 	c.lastNow = now
 	c.sendHandshake(now)
@@ -108,7 +108,7 @@ func (c *Client) accepted(now time.Duration, m proto.Accept, keys *netchan.Keys)
 	cfg.Keys = keys
 	c.ch = netchan.New(cfg, m.ConnID)
 	c.state = Connected
-	c.refusal, c.believeAt = proto.ReasonNone, 0
+	c.refusal, c.lasting, c.believeAt = proto.ReasonNone, proto.ReasonNone, 0
 	c.pathDue = false
 	c.lastRecv = now
 	c.nextSend = now
@@ -151,6 +151,7 @@ func (c *Client) refused(now time.Duration, why proto.Reason) {
 	case c.cfg.Token == nil:
 		c.fail(&RefusedError{Reason: why})
 	case c.believeAt == 0:
+		c.lasting = why
 		c.believeAt = min(now+c.cfg.ConnectRetry, c.deadline)
 		c.retryAt = max(c.retryAt, c.believeAt) // the accept, if any, is on its way
 	}
@@ -166,7 +167,7 @@ func (c *Client) handshakeTimers(now time.Duration) {
 	case now >= c.deadline:
 		c.fail(ErrConnectTimeout)
 	case c.believeAt != 0 && now >= c.believeAt:
-		c.fail(&RefusedError{Reason: c.refusal})
+		c.fail(&RefusedError{Reason: c.lasting})
 	case now >= c.retryAt:
 		c.sendHandshake(now)
 	}

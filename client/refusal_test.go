@@ -3,6 +3,7 @@ package client_test
 // Refusals the client retries after or waits on (issue 22, items 1 and 8).
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"net/netip"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/client"
+	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/netchan"
 	"github.com/snapwire/snapwire/netsim"
 	"github.com/snapwire/snapwire/proto"
@@ -113,4 +115,62 @@ func TestForgedHandshakeAnswers(t *testing.T) {
 	if cs, ok := s.srv.Client(sc.c.ClientNum()); !ok || cs.ConnID == 0x4444 {
 		t.Errorf("the client is not in the server's session: %+v", cs)
 	}
+}
+
+// secureHandshake runs a client with a token through getchallenge and
+// connect against a server core and returns the client, waiting for its
+// answer, and the server's sealed accept, not yet delivered.
+func secureHandshake(t testing.TB) (*client.Client, []byte) {
+	var toC, toS [][]byte
+	cfg := server.Config{TokenKey: &secureKey, ProtocolID: testProtocol, PublicAddrs: []netip.AddrPort{serverAddr},
+		WallClock: func() time.Time { return wallStart }}
+	srv, err := server.New(cfg, testgame.New(), testgame.DefaultSettings, server.SendFunc(func(to netip.AddrPort, p []byte) {
+		toC = append(toC, bytes.Clone(p))
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.New(client.Config{Token: issueToken(t, token.Params{}, wallStart)}, testgame.New(), client.InputFunc(nil),
+		client.SendFunc(func(to netip.AddrPort, p []byte) { toS = append(toS, bytes.Clone(p)) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Connect(0, serverAddr)
+	srv.HandlePacket(0, clientAddr(0), toS[0]) // getchallenge
+	c.HandlePacket(0, toC[0])                  // challenge
+	srv.HandlePacket(0, clientAddr(0), toS[1]) // connect
+	if c.State() != client.Connecting || len(toC) != 2 {
+		t.Fatalf("handshake: %v, %d answers", c.State(), len(toC))
+	}
+	return c, toC[1]
+}
+
+// FuzzSecureHandshakeAnswers hands a client with a token, waiting for its
+// accept, one hostile connectionless packet (its nonce patched to the
+// client's, so the fuzzer gets past the nonce check), then the server's
+// real sealed accept: no panic, the hostile packet never connects it, and
+// the real accept always does.
+func FuzzSecureHandshakeAnswers(f *testing.F) {
+	_, acc := secureHandshake(f)
+	f.Add(acc)
+	f.Add(netchan.AppendConnectionless(nil, proto.Refuse{Nonce: 1, Reason: proto.ReasonTokenInvalid}.Append(nil)))
+	f.Add(netchan.AppendConnectionless(nil, proto.Refuse{Nonce: 1, Reason: proto.ReasonBadCookie}.Append(nil)))
+	f.Add(netchan.AppendConnectionless(nil, proto.Accept{Nonce: 1, FrameDur: 1}.Append(nil)))
+	f.Add(acc[:40])
+	f.Fuzz(func(t *testing.T, in []byte) {
+		c, acc := secureHandshake(t)
+		in = bytes.Clone(in)
+		if len(in) >= 4+9 && netchan.IsConnectionless(in) {
+			copy(in[5:13], acc[5:13]) // the client's nonce
+		}
+		c.HandlePacket(time.Millisecond, in)
+		c.Advance(2 * time.Millisecond)
+		if c.State() == client.Connected {
+			t.Fatalf("a hostile packet connected the client: % x", in)
+		}
+		c.HandlePacket(3*time.Millisecond, acc)
+		if c.State() != client.Connected {
+			t.Fatalf("the real accept after % x: %v %v", in, c.State(), c.Err())
+		}
+	})
 }

@@ -275,8 +275,9 @@ type Stats struct {
 	WrongSource uint64
 	// AddrChanges counts client address changes (NAT rebinding) taken from
 	// packets that delivered a new message (authenticated, on a secure
-	// session); PathChallenges the path challenges sent to new addresses
-	// and PathValidations the addresses validated by their echo;
+	// session); PathChallenges the path challenges made for new addresses
+	// (sent, or held back by the budget below) and PathValidations the
+	// addresses validated by their echo;
 	// UnconfirmedDrops the packets not sent to an address not yet
 	// validated, beyond 3 times the bytes received from it.
 	AddrChanges, UnconfirmedDrops   uint64
