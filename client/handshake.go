@@ -95,7 +95,20 @@ func (c *Client) handleConnectionless(now time.Duration, p []byte) {
 		if err != nil || m.Nonce != c.nonce || (c.state != Connecting && c.state != Challenging) {
 			return
 		}
-		c.refused(now, m.Reason)
+		c.refused(now, m.Reason, false)
+	case proto.KindSealedRefuse:
+		t := c.cfg.Token
+		if t == nil || (c.state != Connecting && c.state != Challenging) {
+			return
+		}
+		m, err := proto.OpenSealedRefuse(p, &t.ServerToClientKey)
+		if err != nil {
+			c.stats.HandshakeAuthFailures++
+			return
+		}
+		if m.Nonce == c.nonce {
+			c.refused(now, m.Reason, true)
+		}
 	}
 }
 
@@ -131,15 +144,15 @@ func transient(why proto.Reason) bool {
 
 // refused takes a refusal of this handshake. A transient one makes the
 // client try again (a new challenge for a bad cookie, the same connect
-// otherwise) until the connect timeout, which then reports it. A refuse
-// carries no authentication, so anyone who sees the connect can forge
-// one: a client with a token believes a lasting refusal only after
+// otherwise) until the connect timeout, which then reports it. A lasting
+// one sealed with the token's key (sealed) is believed at once. A plain
+// refuse carries no authentication, so anyone who sees the connect can
+// forge one: a client with a token believes a lasting one only after
 // ConnectRetry (or at the connect timeout, if sooner) without an
 // authenticated accept: a forged refuse races the server's answer to the
-// same connect, which arrives within a round trip. A
-// client without a token has nothing authenticated to wait for and
-// believes it at once.
-func (c *Client) refused(now time.Duration, why proto.Reason) {
+// same connect, which arrives within a round trip. A client without a
+// token has nothing authenticated to wait for and believes it at once.
+func (c *Client) refused(now time.Duration, why proto.Reason, sealed bool) {
 	c.stats.Refusals++
 	c.refusal = why
 	switch {
@@ -148,7 +161,7 @@ func (c *Client) refused(now time.Duration, why proto.Reason) {
 			c.state = Challenging
 		}
 		c.retryAt = max(c.retryAt, now+2*c.cfg.ConnectRetry)
-	case c.cfg.Token == nil:
+	case c.cfg.Token == nil || sealed:
 		c.fail(&RefusedError{Reason: why})
 	case c.believeAt == 0:
 		c.lasting = why

@@ -5,6 +5,7 @@ package client_test
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net/netip"
 	"testing"
@@ -157,6 +158,9 @@ func FuzzSecureHandshakeAnswers(f *testing.F) {
 	f.Add(netchan.AppendConnectionless(nil, proto.Refuse{Nonce: 1, Reason: proto.ReasonBadCookie}.Append(nil)))
 	f.Add(netchan.AppendConnectionless(nil, proto.Accept{Nonce: 1, FrameDur: 1}.Append(nil)))
 	f.Add(acc[:40])
+	var k [32]byte
+	var xn [proto.XNonceLen]byte
+	f.Add(netchan.AppendConnectionless(nil, proto.Refuse{Nonce: 1, Reason: proto.ReasonWrongPassword}.AppendSealed(nil, &k, &xn)))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		c, acc := secureHandshake(t)
 		in = bytes.Clone(in)
@@ -173,4 +177,22 @@ func FuzzSecureHandshakeAnswers(f *testing.F) {
 			t.Fatalf("the real accept after % x: %v %v", in, c.State(), c.Err())
 		}
 	})
+}
+
+// A refusal made after the token opened is sealed with the token's key,
+// so the client believes it at once instead of waiting out ConnectRetry.
+func TestSealedRefusalBelievedAtOnce(t *testing.T) {
+	var s *sim
+	cfg := secureConfig(&s)
+	cfg.Password = "pw"
+	s = newSim(t, 93, netsim.LinkConfig{Latency: 20 * time.Millisecond}, cfg)
+	sc := s.addClient(0, botLane, client.Config{Token: issueToken(t, token.Params{}, wallStart), Password: "wrong"})
+	for s.now < time.Second && sc.c.State() != client.Disconnected {
+		s.run(s.now + 5*time.Millisecond)
+	}
+	var ref *client.RefusedError
+	if !errors.As(sc.c.Err(), &ref) || ref.Reason != proto.ReasonWrongPassword || s.now > 150*time.Millisecond {
+		t.Fatalf("after %v: %v %v", s.now, sc.c.State(), sc.c.Err())
+	}
+	t.Logf("sealed refusal believed %v after the connect began (ConnectRetry 500 ms)", s.now)
 }

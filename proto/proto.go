@@ -13,8 +13,9 @@ import (
 // Version is the session protocol version the client sends in connect.
 // Version 2: connect carries a connect token and is padded to ConnectLen.
 // Version 3: a secure server's accept is sealed (KindSealedAccept) and
-// carries the random value the session keys derive from; path challenge
-// and response messages validate a client's new address.
+// carries the random value the session keys derive from, its refusals
+// after the token opened are sealed (KindSealedRefuse), and path
+// challenge and response messages validate a client's new address.
 const Version uint16 = 3
 
 // Errors returned by the parsers.

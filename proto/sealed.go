@@ -58,20 +58,42 @@ type SealedAccept struct {
 //	  server random [32] | settings (len u16, bytes)
 //	followed by the 16-byte tag.
 func (m SealedAccept) AppendSealed(b []byte, key *[32]byte, xnonce *[XNonceLen]byte) []byte {
-	start := len(b)
-	b = append(b, byte(KindSealedAccept))
-	b = binary.LittleEndian.AppendUint64(b, m.Nonce)
-	b = append(b, xnonce[:]...)
 	plain := binary.LittleEndian.AppendUint16(nil, uint16(m.ConnID))
 	plain = append(plain, byte(m.Client))
 	plain = binary.LittleEndian.AppendUint32(plain, uint32(m.GameID))
 	plain = binary.LittleEndian.AppendUint32(plain, m.FrameDur)
 	plain = append(plain, m.Random[:]...)
 	plain = appendStr16(plain, m.Settings, MaxSettingsLen)
+	return appendSealed(b, KindSealedAccept, m.Nonce, plain, key, xnonce)
+}
+
+// appendSealed appends kind | nonce u64 | xnonce | plain sealed with
+// XChaCha20-Poly1305 under key, the kind and nonce as associated data.
+func appendSealed(b []byte, kind Kind, nonce uint64, plain []byte, key *[32]byte, xnonce *[XNonceLen]byte) []byte {
 	var ad [9]byte // a copy: dst and the associated data must not overlap
-	copy(ad[:], b[start:])
+	ad[0] = byte(kind)
+	binary.LittleEndian.PutUint64(ad[1:], nonce)
+	b = append(b, ad[:]...)
+	b = append(b, xnonce[:]...)
 	aead, _ := chacha20poly1305.NewX(key[:]) // a 32-byte key: cannot fail
 	return aead.Seal(b, xnonce[:], plain, ad[:])
+}
+
+// openSealed authenticates and decrypts a payload of appendSealed of the
+// given kind, at most max bytes long, and returns its nonce and plaintext.
+func openSealed(p []byte, kind Kind, max int, key *[32]byte) (uint64, []byte, error) {
+	if len(p) < 1 || Kind(p[0]) != kind {
+		return 0, nil, ErrKind
+	}
+	if len(p) < sealedAcceptHead+chacha20poly1305.Overhead || len(p) > max {
+		return 0, nil, fmt.Errorf("%w: sealed message of %d bytes", ErrMalformed, len(p))
+	}
+	aead, _ := chacha20poly1305.NewX(key[:])
+	plain, err := aead.Open(nil, p[9:sealedAcceptHead], p[sealedAcceptHead:], p[:9])
+	if err != nil {
+		return 0, nil, ErrAuth
+	}
+	return binary.LittleEndian.Uint64(p[1:]), plain, nil
 }
 
 // SealedAcceptNonce returns the handshake nonce of a sealed accept
@@ -89,18 +111,11 @@ func SealedAcceptNonce(p []byte) (uint64, bool) {
 // to authenticate is returned.
 func OpenSealedAccept(p []byte, key *[32]byte) (SealedAccept, error) {
 	var m SealedAccept
-	if len(p) < 1 || Kind(p[0]) != KindSealedAccept {
-		return m, ErrKind
-	}
-	if len(p) < sealedAcceptHead+chacha20poly1305.Overhead || len(p) > MaxSealedAcceptLen {
-		return m, fmt.Errorf("%w: sealed accept of %d bytes", ErrMalformed, len(p))
-	}
-	aead, _ := chacha20poly1305.NewX(key[:])
-	plain, err := aead.Open(nil, p[9:sealedAcceptHead], p[sealedAcceptHead:], p[:9])
+	nonce, plain, err := openSealed(p, KindSealedAccept, MaxSealedAcceptLen, key)
 	if err != nil {
-		return m, ErrAuth
+		return m, err
 	}
-	m.Nonce = binary.LittleEndian.Uint64(p[1:])
+	m.Nonce = nonce
 	d := dec{b: plain}
 	m.ConnID = netchan.ConnID(d.u16())
 	m.Client = game.ClientNum(d.u8())
@@ -115,4 +130,33 @@ func OpenSealedAccept(p []byte, key *[32]byte) (SealedAccept, error) {
 		return SealedAccept{}, err
 	}
 	return m, nil
+}
+
+// KindSealedRefuse is a secure server's refusal of a connect whose token
+// opened (SealedRefuseLen bytes): a client with that token believes it at
+// once, where it waits before it believes a plain refuse.
+const KindSealedRefuse Kind = 7
+
+// SealedRefuseLen is the size of a sealed refuse payload.
+const SealedRefuseLen = sealedAcceptHead + 1 + chacha20poly1305.Overhead
+
+// AppendSealed appends the refusal sealed as a sealed accept is (same key,
+// a fresh random xnonce), without its text:
+//
+//	kind 7 | nonce u64 | xnonce [24] | sealed: reason u8 | tag [16]
+func (m Refuse) AppendSealed(b []byte, key *[32]byte, xnonce *[XNonceLen]byte) []byte {
+	return appendSealed(b, KindSealedRefuse, m.Nonce, []byte{byte(m.Reason)}, key, xnonce)
+}
+
+// OpenSealedRefuse authenticates and parses a sealed refuse with key (the
+// token's server→client key).
+func OpenSealedRefuse(p []byte, key *[32]byte) (Refuse, error) {
+	nonce, plain, err := openSealed(p, KindSealedRefuse, SealedRefuseLen, key)
+	if err != nil {
+		return Refuse{}, err
+	}
+	if len(plain) != 1 {
+		return Refuse{}, fmt.Errorf("%w: sealed refuse of %d bytes", ErrMalformed, len(p))
+	}
+	return Refuse{Nonce: nonce, Reason: Reason(plain[0])}, nil
 }

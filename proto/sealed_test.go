@@ -88,3 +88,48 @@ func FuzzOpenSealedAccept(f *testing.F) {
 		}
 	})
 }
+
+// A sealed refuse is 50 bytes, opens with its key to its nonce and reason,
+// and fails on every prefix, flipped bit and other key.
+func TestSealedRefuse(t *testing.T) {
+	m := Refuse{Nonce: 0x0102030405060708, Reason: ReasonWrongPassword}
+	b := m.AppendSealed(nil, &sealKey, &sealXN)
+	if len(b) != SealedRefuseLen || SealedRefuseLen != 50 || b[0] != byte(KindSealedRefuse) || !bytes.Equal(b[1:9], []byte{8, 7, 6, 5, 4, 3, 2, 1}) {
+		t.Fatalf("% x", b)
+	}
+	if got, err := OpenSealedRefuse(b, &sealKey); err != nil || got != m {
+		t.Fatalf("open: %+v %v", got, err)
+	}
+	for i := range len(b) {
+		if _, err := OpenSealedRefuse(b[:i], &sealKey); err == nil {
+			t.Errorf("prefix %d opens", i)
+		}
+	}
+	for i := range len(b) * 8 {
+		c := bytes.Clone(b)
+		c[i/8] ^= 1 << (i % 8)
+		if _, err := OpenSealedRefuse(c, &sealKey); err == nil {
+			t.Errorf("bit %d flipped: opens", i)
+		}
+	}
+	if _, err := OpenSealedAccept(b, &sealKey); err == nil {
+		t.Error("a sealed refuse opens as an accept")
+	}
+}
+
+// FuzzOpenSealedRefuse: no panic; what opens seals again to the same bytes.
+func FuzzOpenSealedRefuse(f *testing.F) {
+	f.Add(Refuse{Nonce: 1, Reason: ReasonServerFull}.AppendSealed(nil, &sealKey, &sealXN))
+	f.Add(Refuse{Nonce: 2, Reason: 255}.AppendSealed(nil, &sealKey, &sealXN))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := OpenSealedRefuse(b, &sealKey)
+		if err != nil {
+			return
+		}
+		var xn [XNonceLen]byte
+		copy(xn[:], b[9:])
+		if again := m.AppendSealed(nil, &sealKey, &xn); !bytes.Equal(again, b) {
+			t.Fatalf("resealed differs:\n% x\n% x", b, again)
+		}
+	})
+}

@@ -98,6 +98,20 @@ func (s *Server) refuse(to netip.AddrPort, nonce uint64, why proto.Reason) {
 	s.sendOOB(to, proto.Refuse{Nonce: nonce, Reason: why}.Append(nil))
 }
 
+// refuseKey refuses a connect, sealed with key (a token's server→client
+// key) when it is not nil.
+func (s *Server) refuseKey(to netip.AddrPort, nonce uint64, why proto.Reason, key *[token.KeyLen]byte) {
+	if key == nil {
+		s.refuse(to, nonce, why)
+		return
+	}
+	s.stats.Refused++
+	s.logRefusal(to, why)
+	var xn [proto.XNonceLen]byte
+	crand.Read(xn[:])
+	s.sendOOB(to, proto.Refuse{Nonce: nonce, Reason: why}.AppendSealed(nil, key, &xn))
+}
+
 // tokenRefusal maps an error of token.Opener.Open to the reason sent.
 func tokenRefusal(err error) proto.Reason {
 	switch {
@@ -136,6 +150,7 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 	// (guard.go). A host with thousands of ports cannot lock others out.
 	bucket := s.bucket(now)
 	var priv *token.Private
+	var key *[token.KeyLen]byte // the token's server→client key, once it opened
 	if s.opener != nil {
 		if len(m.Token) == 0 {
 			s.stats.TokensRefused++
@@ -148,11 +163,14 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 			s.refuse(from, m.Nonce, tokenRefusal(err))
 			return
 		}
+		// From here on a refusal is sealed with the token's key, so its
+		// holder can believe it at once (proto.KindSealedRefuse).
+		key = &p.ServerToClientKey
 		// A token binds to the first address that uses it, and serves one
 		// session (the same request again is answered above).
 		if why := s.usedTokens.use(p.MAC, from, m.Nonce, p.Expires); why != proto.ReasonNone {
 			s.stats.TokensRefused++
-			s.refuse(from, m.Nonce, why)
+			s.refuseKey(from, m.Nonce, why, key)
 			return
 		}
 		priv = p
@@ -181,19 +199,19 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 	}
 	if s.cfg.Password != "" && s.pwFails.count(from.Addr(), bucket) >= s.cfg.MaxPasswordFailures {
 		s.stats.Throttled++
-		s.refuse(from, m.Nonce, proto.ReasonTooManyAttempts)
+		s.refuseKey(from, m.Nonce, proto.ReasonTooManyAttempts, key)
 		return
 	}
 	switch {
 	case m.Version != proto.Version:
-		s.refuse(from, m.Nonce, proto.ReasonWrongVersion)
+		s.refuseKey(from, m.Nonce, proto.ReasonWrongVersion, key)
 		return
 	case m.RegistryHash != s.reg.Hash():
-		s.refuse(from, m.Nonce, proto.ReasonWrongRegistry)
+		s.refuseKey(from, m.Nonce, proto.ReasonWrongRegistry, key)
 		return
 	case s.cfg.Password != "" && !hmac.Equal([]byte(m.Password), []byte(s.cfg.Password)):
 		s.pwFails.add(from.Addr(), bucket)
-		s.refuse(from, m.Nonce, proto.ReasonWrongPassword)
+		s.refuseKey(from, m.Nonce, proto.ReasonWrongPassword, key)
 		return
 	}
 	slot := -1
@@ -204,7 +222,7 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 		}
 	}
 	if slot < 0 {
-		s.refuse(from, m.Nonce, proto.ReasonServerFull)
+		s.refuseKey(from, m.Nonce, proto.ReasonServerFull, key)
 		return
 	}
 	var id netchan.ConnID
@@ -214,7 +232,7 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 	c := newClient(s, game.ClientNum(slot), id, from, m, now, priv)
 	s.snapCache.Invalidate()
 	if err := s.g.ClientConnected(c.num); err != nil {
-		s.refuse(from, m.Nonce, proto.ReasonServerFull)
+		s.refuseKey(from, m.Nonce, proto.ReasonServerFull, key)
 		return
 	}
 	s.slots[slot] = c
@@ -229,7 +247,7 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 	if s.slots[slot] != c {
 		// The saved events did not fit in its reliable queue
 		// (Config.Channel.MaxReliableBytes).
-		s.refuse(from, m.Nonce, proto.ReasonProtocolError)
+		s.refuseKey(from, m.Nonce, proto.ReasonProtocolError, key)
 		return
 	}
 	s.sendOOB(from, s.accept(c))

@@ -82,7 +82,8 @@ func TestSessionKeysNeverShared(t *testing.T) {
 			if s.NumClients() != 0 {
 				record("server 0, replayed connect", s, addr(1))
 			}
-			if ref, err := proto.ParseRefuse(ans); err != nil || ref.Reason != proto.ReasonTokenReused {
+			ref, err := proto.OpenSealedRefuse(ans, &shared.ServerToClientKey)
+			if err != nil || ref.Reason != proto.ReasonTokenReused {
 				t.Errorf("replayed connect after the session ended: %x %v, want a refusal (token already used)", ans, err)
 			}
 			for j := range 20 {
