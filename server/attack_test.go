@@ -328,8 +328,9 @@ func refusal(t *testing.T, ans []byte) proto.Reason {
 
 // Acceptance: connect floods with bad cookies store nothing, and a valid
 // cookie reused for a flood of connects is cut off after
-// MaxConnectAttempts; no answer is larger than its request (handshake
-// asserts it for every exchange).
+// MaxConnectAttempts on an insecure server (a secure one refuses each bad
+// token and counts nothing); no answer is larger than its request
+// (handshake asserts it for every exchange).
 //
 // Guards against: state stored before the cookie is checked, and an
 // unbounded number of connects per cookie.
