@@ -78,7 +78,8 @@ type Config struct {
 	// JumpThreshold: a forward correction larger than this is applied at
 	// once (frames are run in a burst) [250ms].
 	JumpThreshold time.Duration
-	// Timeout: the server is considered gone after this long in silence [10s].
+	// Timeout: the server is considered gone after this long in silence
+	// [the Token's timeout, else 10s].
 	Timeout time.Duration
 	// ConnectRetry is the resend interval of getchallenge/connect [500ms];
 	// ConnectTimeout gives up [10s].
@@ -270,15 +271,20 @@ type Client struct {
 	send  Sender
 	rng   *rand.Rand
 
-	state    State
-	err      error
-	server   netip.AddrPort
-	nonce    uint64
-	cookie   proto.Cookie
-	retryAt  time.Duration
-	deadline time.Duration
-	lastRecv time.Duration
-	lastNow  time.Duration
+	state   State
+	err     error
+	server  netip.AddrPort
+	nonce   uint64
+	cookie  proto.Cookie
+	retryAt time.Duration
+	// refusal is the last refusal of this handshake, lasting the first
+	// lasting one, believed at believeAt (0: none yet) unless an
+	// authenticated accept comes first (handshake.go).
+	refusal, lasting proto.Reason
+	believeAt        time.Duration
+	deadline         time.Duration
+	lastRecv         time.Duration
+	lastNow          time.Duration
 
 	// Session.
 	ch       *netchan.Channel
@@ -342,6 +348,11 @@ type Client struct {
 	evr     bitmsg.Reader
 	relEv   game.Event
 	emitFn  func([]byte) // c.emit, bound once (a method value allocates)
+	// pathChallenge is the server's last path challenge, echoed after the
+	// packet that carried it when pathDue.
+	pathChallenge uint64
+	pathDue       bool
+	pathBuf       [proto.ClientHeaderLen + proto.PathChallengeLen]byte
 }
 
 // Stats are the client's figures for the demo.
@@ -389,6 +400,15 @@ type Stats struct {
 	// (after the game id, before decoding, as OnSnapshotData sees them).
 	Applies       uint64
 	SnapshotBytes uint64
+	// Refusals counts the refusals of the handshake that matched its
+	// nonce: those the client retried after, waited on, or believed.
+	Refusals uint64
+	// HandshakeAuthFailures counts sealed accepts for this handshake that
+	// did not authenticate with the token's key (forged or corrupted).
+	HandshakeAuthFailures uint64
+	// PathResponses counts the server's path challenges echoed (its check
+	// that the client receives at a new address).
+	PathResponses uint64
 	// Prediction error at snapshot frames: the distance between the
 	// position predicted for the frame (recorded when the client first
 	// reached it) and the snapshot's; Self for the local player, Others
@@ -425,6 +445,9 @@ func (p PredictionError) Mean() float64 {
 // New returns a client for game g (not yet loaded: the server says which
 // map) fed by input, sending through send.
 func New(cfg Config, g game.Game, input InputSource, send Sender) (*Client, error) {
+	if cfg.Timeout <= 0 && cfg.Token != nil {
+		cfg.Timeout = cfg.Token.Timeout // the session timeout the server applies too
+	}
 	cfg.defaults()
 	if g == nil || input == nil || send == nil {
 		return nil, fmt.Errorf("client: game, input and sender are required")
@@ -590,6 +613,9 @@ func (c *Client) LeadTarget() time.Duration { return c.target }
 func (c *Client) Next() time.Duration {
 	switch c.state {
 	case Challenging, Connecting:
+		if c.believeAt != 0 {
+			return min(c.retryAt, c.believeAt)
+		}
 		return c.retryAt
 	case Connected:
 		n := c.nextSend
@@ -635,11 +661,7 @@ func (c *Client) Advance(now time.Duration) {
 	}
 	switch c.state {
 	case Challenging, Connecting:
-		if now >= c.deadline {
-			c.fail(ErrConnectTimeout)
-		} else if now >= c.retryAt {
-			c.sendHandshake(now)
-		}
+		c.handshakeTimers(now)
 		c.lastNow = now
 		return
 	case Connected:
@@ -683,5 +705,16 @@ func (c *Client) HandlePacket(now time.Duration, pkt []byte) {
 	}
 	if c.ch.LastReceivedSequence() != before {
 		c.lastRecv = now
+	}
+	if c.pathDue && c.state == Connected {
+		// The server checks that we receive at the address it now sees
+		// (docs/PROTOCOL.md, "NAT"): echo its challenge at once.
+		c.pathDue = false
+		h := proto.ClientHeader{GameID: c.gameID}
+		if c.haveSnap {
+			h.Ack = c.snapSeq
+		}
+		c.ch.Send(now, proto.TypePathResponse, proto.AppendPathResponse(c.pathBuf[:0], h, c.pathChallenge), c.emitFn)
+		c.stats.PathResponses++
 	}
 }

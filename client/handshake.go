@@ -12,6 +12,7 @@ import (
 
 	"github.com/snapwire/snapwire/netchan"
 	"github.com/snapwire/snapwire/proto"
+	"github.com/snapwire/snapwire/token"
 )
 
 // Connect starts the handshake with the server at addr (DOOM III §3;
@@ -26,6 +27,7 @@ func (c *Client) Connect(now time.Duration, addr netip.AddrPort) {
 	}
 	c.state = Challenging
 	c.err = nil
+	c.refusal, c.lasting, c.believeAt = proto.ReasonNone, proto.ReasonNone, 0
 	c.deadline = now + c.cfg.ConnectTimeout
 	c.lastNow = now
 	c.sendHandshake(now)
@@ -68,28 +70,118 @@ func (c *Client) handleConnectionless(now time.Duration, p []byte) {
 		c.state = Connecting
 		c.sendHandshake(now)
 	case proto.KindAccept:
+		if c.cfg.Token != nil {
+			return // a client with a token takes only a sealed accept
+		}
 		m, err := proto.ParseAccept(p)
-		if err != nil || m.Nonce != c.nonce || c.state != Connecting {
+		if err != nil || m.Nonce != c.nonce || (c.state != Connecting && c.state != Challenging) {
 			return
 		}
-		c.me = m.Client
-		c.frameDur = time.Duration(m.FrameDur) * time.Microsecond
-		cfg := c.cfg.Channel
-		if t := c.cfg.Token; t != nil {
-			cfg.Keys = &netchan.Keys{Send: t.ClientToServerKey, Recv: t.ServerToClientKey}
+		c.accepted(now, m, nil)
+	case proto.KindSealedAccept:
+		t := c.cfg.Token
+		if n, ok := proto.SealedAcceptNonce(p); t == nil || !ok || n != c.nonce || (c.state != Connecting && c.state != Challenging) {
+			return
 		}
-		c.ch = netchan.New(cfg, m.ConnID)
-		c.state = Connected
-		c.lastRecv = now
-		c.nextSend = now
-		if err := c.loadGame(m.GameID, m.Settings); err != nil {
-			c.fail(err)
+		m, err := proto.OpenSealedAccept(p, &t.ServerToClientKey)
+		if err != nil {
+			c.stats.HandshakeAuthFailures++
+			return
 		}
+		c2s, s2c := token.SessionKeys(&t.ClientToServerKey, &t.ServerToClientKey, &m.Random, c.nonce)
+		c.accepted(now, m.Accept, &netchan.Keys{Send: c2s, Recv: s2c})
 	case proto.KindRefuse:
 		m, err := proto.ParseRefuse(p)
 		if err != nil || m.Nonce != c.nonce || (c.state != Connecting && c.state != Challenging) {
 			return
 		}
-		c.fail(&RefusedError{Reason: m.Reason})
+		c.refused(now, m.Reason, false)
+	case proto.KindSealedRefuse:
+		t := c.cfg.Token
+		if t == nil || (c.state != Connecting && c.state != Challenging) {
+			return
+		}
+		m, err := proto.OpenSealedRefuse(p, &t.ServerToClientKey)
+		if err != nil {
+			c.stats.HandshakeAuthFailures++
+			return
+		}
+		if m.Nonce == c.nonce {
+			c.refused(now, m.Reason, true)
+		}
+	}
+}
+
+// accepted opens the session the server admitted, with the session keys
+// of a sealed accept (nil: insecure).
+func (c *Client) accepted(now time.Duration, m proto.Accept, keys *netchan.Keys) {
+	c.me = m.Client
+	c.frameDur = time.Duration(m.FrameDur) * time.Microsecond
+	cfg := c.cfg.Channel
+	cfg.Keys = keys
+	c.ch = netchan.New(cfg, m.ConnID)
+	c.state = Connected
+	c.refusal, c.lasting, c.believeAt = proto.ReasonNone, proto.ReasonNone, 0
+	c.pathDue = false
+	c.lastRecv = now
+	c.nextSend = now
+	if err := c.loadGame(m.GameID, m.Settings); err != nil {
+		c.fail(err)
+	}
+}
+
+// transient reports whether a refusal may go away by itself within a
+// connect timeout, so the client tries again: a slot may free, an
+// address's attempt budget refills with the next cookie lifetime, and an
+// expired cookie is replaced by a new challenge.
+func transient(why proto.Reason) bool {
+	switch why {
+	case proto.ReasonServerFull, proto.ReasonTooManyAttempts, proto.ReasonTooManyFromIP, proto.ReasonBadCookie:
+		return true
+	}
+	return false
+}
+
+// refused takes a refusal of this handshake. A transient one makes the
+// client try again (a new challenge for a bad cookie, the same connect
+// otherwise) until the connect timeout, which then reports it. A lasting
+// one sealed with the token's key (sealed) is believed at once. A plain
+// refuse carries no authentication, so anyone who sees the connect can
+// forge one: a client with a token believes a lasting one only after
+// ConnectRetry (or at the connect timeout, if sooner) without an
+// authenticated accept: a forged refuse races the server's answer to the
+// same connect, which arrives within a round trip. A client without a
+// token has nothing authenticated to wait for and believes it at once.
+func (c *Client) refused(now time.Duration, why proto.Reason, sealed bool) {
+	c.stats.Refusals++
+	c.refusal = why
+	switch {
+	case transient(why):
+		if why == proto.ReasonBadCookie {
+			c.state = Challenging
+		}
+		c.retryAt = max(c.retryAt, now+2*c.cfg.ConnectRetry)
+	case c.cfg.Token == nil || sealed:
+		c.fail(&RefusedError{Reason: why})
+	case c.believeAt == 0:
+		c.lasting = why
+		c.believeAt = min(now+c.cfg.ConnectRetry, c.deadline)
+		c.retryAt = max(c.retryAt, c.believeAt) // the accept, if any, is on its way
+	}
+}
+
+// handshakeTimers gives up at the connect timeout (with the last
+// refusal's reason, if any), believes a lasting refusal at believeAt, and
+// resends at retryAt.
+func (c *Client) handshakeTimers(now time.Duration) {
+	switch {
+	case now >= c.deadline && c.refusal != proto.ReasonNone:
+		c.fail(&RefusedError{Reason: c.refusal})
+	case now >= c.deadline:
+		c.fail(ErrConnectTimeout)
+	case c.believeAt != 0 && now >= c.believeAt:
+		c.fail(&RefusedError{Reason: c.lasting})
+	case now >= c.retryAt:
+		c.sendHandshake(now)
 	}
 }

@@ -131,6 +131,12 @@ func (h *handler) Unreliable(typ netchan.MessageType, msg []byte) {
 		return
 	}
 	switch typ {
+	case proto.TypePathChallenge:
+		// Echoed once the packet is through (HandlePacket), whatever the
+		// game id: the server is validating the address it reached us at.
+		if v, err := proto.ParsePathChallenge(body); err == nil {
+			c.pathChallenge, c.pathDue = v, true
+		}
 	case proto.TypeLoadGame:
 		settings, err := proto.ParseLoadGame(body)
 		if err != nil || id == c.gameID {

@@ -12,7 +12,11 @@ import (
 
 // Version is the session protocol version the client sends in connect.
 // Version 2: connect carries a connect token and is padded to ConnectLen.
-const Version uint16 = 2
+// Version 3: a secure server's accept is sealed (KindSealedAccept) and
+// carries the random value the session keys derive from, its refusals
+// after the token opened are sealed (KindSealedRefuse), and path
+// challenge and response messages validate a client's new address.
+const Version uint16 = 3
 
 // Errors returned by the parsers.
 var (
@@ -33,7 +37,8 @@ const (
 	// amplification).
 	GetChallengeLen = 40
 	// ConnectLen is the padded size of a connect payload: larger than any
-	// answer to it (an accept carries at most 1,046 bytes), so a server
+	// answer to it (an accept carries at most 1,046 bytes, a sealed accept
+	// MaxSealedAcceptLen, 1,118), so a server
 	// never sends more than it received even before the cookie proves the
 	// address (the reason QUIC pads a client's first packet to 1,200
 	// bytes, RFC 9000 §8.1).
@@ -107,6 +112,7 @@ const (
 	ReasonTokenUnsupported  Reason = 18
 	ReasonTooManyAttempts   Reason = 19
 	ReasonTooManyFromIP     Reason = 20
+	ReasonTokenNotYetValid  Reason = 21
 )
 
 var reasonNames = [...]string{"none", "server full", "wrong protocol version", "wrong entity registry",
@@ -115,7 +121,7 @@ var reasonNames = [...]string{"none", "server full", "wrong protocol version", "
 	"connect token does not list this server", "connect token invalid (tampered or another key)",
 	"connect token already used", "connect token already used from another address",
 	"this server does not take connect tokens", "too many connect or password attempts; wait and retry",
-	"too many clients from this IP address"}
+	"too many clients from this IP address", "connect token created in the future (check the clocks)"}
 
 func (r Reason) String() string {
 	if int(r) < len(reasonNames) {

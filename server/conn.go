@@ -1,6 +1,8 @@
 package server
 
 import (
+	crand "crypto/rand"
+	"encoding/binary"
 	"errors"
 	"net/netip"
 	"time"
@@ -42,27 +44,48 @@ type ClientStats struct {
 	Secure        bool
 	TokenClientID uint64
 	UserData      []byte
-	// AddrPending: the address changed and the client has not yet
-	// confirmed it with a second packet from there.
+	// AddrPending: the address changed and the client has not yet echoed
+	// the path challenge sent there (Addr is the new address).
 	AddrPending bool
 	Channel     netchan.Stats
 }
 
 type client struct {
-	s    *Server
-	num  game.ClientNum
-	id   netchan.ConnID
-	addr netip.AddrPort
-	// addrPending: addr changed on the last authenticated packet; until
-	// the next one from it confirms it, at most pendingBudget bytes (those
-	// received from it) are sent there, so a rebinding cannot reflect more
-	// than it received.
-	addrPending   bool
-	pendingBudget int
-	nonce         uint64
-	name          string
-	ch            *netchan.Channel
-	enc           *snapshot.Encoder
+	s   *Server
+	num game.ClientNum
+	id  netchan.ConnID
+	// addr is where the client's packets go: its validated address
+	// (validAddr), or a new one that packets delivering new messages came
+	// from (addrPending) and that has not yet echoed the path challenge
+	// sent there (QUIC's path validation, RFC 9000 §8.2). Until it does,
+	// the server sends there at most 3 times the bytes it received from it
+	// and at most maxUnvalidatedBytes, and the client's packets do not
+	// keep the session alive (so a session whose address cannot be
+	// validated times out).
+	addr        netip.AddrPort
+	validAddr   netip.AddrPort
+	addrPending bool
+	// pathRecv and pathSent count the bytes received from and sent to addr
+	// while it is pending; challenge is the value sent there (0: none)
+	// and challengeAt when it may be sent again; echo is the challenge the
+	// packet being handled echoed.
+	pathRecv, pathSent int
+	challenge          uint64
+	challengeAt        time.Duration
+	echo               uint64
+	pathBuf            [proto.ServerHeaderLen + proto.PathChallengeLen]byte
+	// connAddr and nonce are the connect's address and handshake nonce: a
+	// connect repeating them is answered with the accept again.
+	connAddr netip.AddrPort
+	nonce    uint64
+	// random is the server's random value for this session, from which
+	// the channel keys derive (token.SessionKeys), and acceptKey the
+	// token's server→client key that seals the accept (secure sessions).
+	random    [proto.SessionRandomLen]byte
+	acceptKey [token.KeyLen]byte
+	name      string
+	ch        *netchan.Channel
+	enc       *snapshot.Encoder
 	// lastApply is the sequence of the last "apply S" queued in this game:
 	// applies are sent as the distance from it (proto.Apply).
 	lastApply snapshot.Seq
@@ -71,6 +94,7 @@ type client struct {
 	leaving   bool
 
 	lastRecv     time.Duration
+	timeout      time.Duration // Config.Timeout, or its token's
 	cmds         [cmdRing]cmdSlot
 	lastCmd      game.UserCmd
 	gotCmd       bool
@@ -104,29 +128,36 @@ type client struct {
 
 func newClient(s *Server, num game.ClientNum, id netchan.ConnID, from netip.AddrPort, m proto.Connect, now time.Duration, tok *token.Private) *client {
 	cfg := s.cfg.Channel
-	if tok != nil {
-		// The server sends with the server→client key (package token).
-		cfg.Keys = &netchan.Keys{Send: tok.ServerToClientKey, Recv: tok.ClientToServerKey}
-	}
 	c := &client{
-		s: s, num: num, id: id, addr: from, nonce: m.Nonce, name: m.Name,
-		ch:           netchan.New(cfg, id),
+		s: s, num: num, id: id, addr: from, validAddr: from, connAddr: from, nonce: m.Nonce, name: m.Name,
 		lastRecv:     now,
+		timeout:      s.cfg.Timeout,
 		snapInterval: time.Second / time.Duration(s.cfg.SnapshotRate),
 		nextSnap:     now,
 		states:       make([]game.Snapshotter, s.reg.NumStates()),
 	}
 	if tok != nil {
+		// Keys of this session alone, from the token's and a fresh random
+		// value (token.SessionKeys); the server sends with the
+		// server→client one.
+		crand.Read(c.random[:])
+		c.acceptKey = tok.ServerToClientKey
+		c2s, s2c := token.SessionKeys(&tok.ClientToServerKey, &tok.ServerToClientKey, &c.random, m.Nonce)
+		cfg.Keys = &netchan.Keys{Send: s2c, Recv: c2s}
 		c.stats.Secure, c.stats.TokenClientID = true, tok.ClientID
 		c.stats.UserData = tok.UserData
+		if tok.Timeout > 0 {
+			c.timeout = tok.Timeout // the backend's choice (package token)
+		}
 	}
+	c.ch = netchan.New(cfg, id)
 	c.emit = func(p []byte) {
 		if c.addrPending {
-			if len(p) > c.pendingBudget {
+			if c.pathSent+len(p) > min(unvalidatedFactor*c.pathRecv, maxUnvalidatedBytes) {
 				c.s.stats.UnconfirmedDrops++
 				return
 			}
-			c.pendingBudget -= len(p)
+			c.pathSent += len(p)
 		}
 		c.s.send.Send(c.addr, p)
 	}
@@ -261,6 +292,16 @@ func (h *chanHandler) Unreliable(typ netchan.MessageType, msg []byte) {
 		c.s.stats.BadPackets++
 		return
 	}
+	if typ == proto.TypePathResponse {
+		// Checked in handle once the packet is through; the game id does
+		// not matter to it.
+		if v, err := proto.ParsePathResponse(body); err == nil {
+			c.echo = v
+		} else {
+			c.s.stats.BadPackets++
+		}
+		return
+	}
 	if hdr.GameID != c.s.gameID {
 		c.stats.WrongGame++
 		if c.inGame {
@@ -313,6 +354,7 @@ func (c *client) handle(now time.Duration, from netip.AddrPort, pkt []byte) {
 	}
 	before := c.ch.LastReceivedSequence()
 	c.h.now = now
+	c.echo = 0
 	if err := c.ch.Receive(now, pkt, &c.h); err != nil {
 		if errors.Is(err, netchan.ErrAuth) {
 			c.s.stats.AuthFailures++
@@ -322,22 +364,69 @@ func (c *client) handle(now time.Duration, from netip.AddrPort, pkt []byte) {
 		return
 	}
 	if c.ch.LastReceivedSequence() != before {
-		// A valid new message: the client is alive, and this is where it
-		// is now (a NAT may have changed its port, DOOM III §3). A new
-		// address is used at full rate once a second packet from it
-		// confirms it.
-		c.lastRecv = now
-		switch {
-		case from != c.addr:
-			c.addr, c.addrPending, c.pendingBudget = from, true, len(pkt)
-			c.s.stats.AddrChanges++
-		case c.addrPending:
-			c.addrPending = false
-		}
+		c.newPacket(now, from, len(pkt))
 	}
 	if c.leaving && c.s.slots[c.num] == c {
 		c.s.drop(c, proto.ReasonClientLeft, false)
 	}
+}
+
+// Bounds of what is sent to an address that has not echoed its path
+// challenge (RFC 9000 §8: three times the bytes received from it, QUIC's
+// anti-amplification limit; and never more than maxUnvalidatedBytes).
+const (
+	unvalidatedFactor   = 3
+	maxUnvalidatedBytes = 8192
+	challengeInterval   = 100 * time.Millisecond
+)
+
+// newPacket follows the client to where a packet that delivered a new
+// message (authenticated, on a secure session) came from. A NAT may have
+// changed its address (DOOM III §3), but a token holder can also forge
+// packets from anyone's address, so a new address is validated first: it
+// gets a path challenge, and until the client echoes it (from any address:
+// the echo proves the challenge was received there, RFC 9000 §8.2.2) the
+// address gets little, and the client's packets do not keep the session
+// alive. A packet from the validated address takes the session back.
+func (c *client) newPacket(now time.Duration, from netip.AddrPort, n int) {
+	if c.addrPending && c.challenge != 0 && c.echo == c.challenge {
+		c.validAddr, c.addrPending, c.challenge = c.addr, false, 0
+		c.s.stats.PathValidations++
+	}
+	switch {
+	case from == c.addr:
+		if c.addrPending {
+			c.pathRecv += n
+			c.sendChallenge(now)
+		}
+	case from == c.validAddr:
+		c.addr, c.addrPending, c.challenge = from, false, 0
+	default:
+		c.addr, c.addrPending = from, true
+		c.pathRecv, c.pathSent = n, 0
+		c.challenge, c.challengeAt = 0, now
+		c.s.stats.AddrChanges++
+		c.sendChallenge(now)
+	}
+	if !c.addrPending {
+		c.lastRecv = now // alive, at an address that receives
+	}
+}
+
+// sendChallenge sends the pending address its path challenge (a new
+// random value the first time), at most every challengeInterval.
+func (c *client) sendChallenge(now time.Duration) {
+	if now < c.challengeAt {
+		return
+	}
+	for c.challenge == 0 {
+		var b [8]byte
+		crand.Read(b[:])
+		c.challenge = binary.LittleEndian.Uint64(b[:])
+	}
+	c.challengeAt = now + challengeInterval
+	c.s.stats.PathChallenges++
+	c.ch.Send(now, proto.TypePathChallenge, proto.AppendPathChallenge(c.pathBuf[:0], c.s.gameID, c.challenge), c.emit)
 }
 
 // sendSnapshot sends the client's snapshot for the frame just run (DOOM

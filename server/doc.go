@@ -57,12 +57,18 @@
 // challenge with a stateless cookie, HMAC-SHA256(secret, address, port,
 // time bucket) truncated to 16 bytes, valid in its bucket and the next;
 // nothing is stored for an address until its connect returns a valid
-// cookie. Connect is checked for version, registry hash, password and a
-// free slot, and answered with accept (connection id, client number, game
-// id, frame duration, settings) or refuse (a reason). Channel packets are
-// routed by connection id (netchan.PeekConnID), not by address; a packet
-// that delivers a new message updates the reply address, so a NAT port
-// change keeps the connection (§3). A client silent for Timeout is dropped;
+// cookie. Connect is checked for its token (a secure server: nothing is
+// counted or stored for a connect whose token does not open, and a token
+// opens one session), version, registry hash, password and a free slot,
+// and answered with accept (connection id, client number, game id, frame
+// duration, settings; a secure server seals it with the token's key and
+// adds the random value the session's keys derive from) or refuse (a
+// reason). Channel packets are routed by connection id
+// (netchan.PeekConnID), not by address; a packet that delivers a new
+// message updates the reply address, so a NAT port change keeps the
+// connection (§3), but a new address gets at most 3 times what came from
+// it until it echoes a path challenge (QUIC's path validation, RFC 9000
+// §8.2). A client silent for Timeout is dropped;
 // a reliable disconnect message from it removes it; Kick and Shutdown send
 // it one, three times, and forget it (a client that loses all three times
 // out). Connectionless packets that are not handshake messages (first

@@ -6,6 +6,7 @@ package server
 
 import (
 	"crypto/hmac"
+	crand "crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -97,11 +98,27 @@ func (s *Server) refuse(to netip.AddrPort, nonce uint64, why proto.Reason) {
 	s.sendOOB(to, proto.Refuse{Nonce: nonce, Reason: why}.Append(nil))
 }
 
+// refuseKey refuses a connect, sealed with key (a token's server→client
+// key) when it is not nil.
+func (s *Server) refuseKey(to netip.AddrPort, nonce uint64, why proto.Reason, key *[token.KeyLen]byte) {
+	if key == nil {
+		s.refuse(to, nonce, why)
+		return
+	}
+	s.stats.Refused++
+	s.logRefusal(to, why)
+	var xn [proto.XNonceLen]byte
+	crand.Read(xn[:])
+	s.sendOOB(to, proto.Refuse{Nonce: nonce, Reason: why}.AppendSealed(nil, key, &xn))
+}
+
 // tokenRefusal maps an error of token.Opener.Open to the reason sent.
 func tokenRefusal(err error) proto.Reason {
 	switch {
 	case errors.Is(err, token.ErrExpired):
 		return proto.ReasonTokenExpired
+	case errors.Is(err, token.ErrNotYetValid):
+		return proto.ReasonTokenNotYetValid
 	case errors.Is(err, token.ErrWrongProtocol):
 		return proto.ReasonTokenWrongProto
 	case errors.Is(err, token.ErrWrongServer):
@@ -122,20 +139,18 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 	}
 	// A repeated connect (the accept was lost): answer again.
 	for _, c := range s.slots {
-		if c != nil && c.addr == from && c.nonce == m.Nonce {
+		if c != nil && c.connAddr == from && c.nonce == m.Nonce {
 			s.sendOOB(from, s.accept(c))
 			return
 		}
 	}
+	// Nothing is counted or stored before the sender is authorised: on a
+	// secure server by its token, on an insecure one by its cookie, and
+	// then per IP address in a table that never refuses another address
+	// (guard.go). A host with thousands of ports cannot lock others out.
 	bucket := s.bucket(now)
-	at, pw := s.connects.get(from, bucket), s.pwFails.get(from.Addr(), bucket)
-	if at == nil || pw == nil || at.connects >= s.cfg.MaxConnectAttempts || pw.pwFails >= s.cfg.MaxPasswordFailures {
-		s.stats.Throttled++
-		s.refuse(from, m.Nonce, proto.ReasonTooManyAttempts)
-		return
-	}
-	at.connects++
 	var priv *token.Private
+	var key *[token.KeyLen]byte // the token's server→client key, once it opened
 	if s.opener != nil {
 		if len(m.Token) == 0 {
 			s.stats.TokensRefused++
@@ -148,11 +163,14 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 			s.refuse(from, m.Nonce, tokenRefusal(err))
 			return
 		}
+		// From here on a refusal is sealed with the token's key, so its
+		// holder can believe it at once (proto.KindSealedRefuse).
+		key = &p.ServerToClientKey
 		// A token binds to the first address that uses it, and serves one
 		// session (the same request again is answered above).
 		if why := s.usedTokens.use(p.MAC, from, m.Nonce, p.Expires); why != proto.ReasonNone {
 			s.stats.TokensRefused++
-			s.refuse(from, m.Nonce, why)
+			s.refuseKey(from, m.Nonce, why, key)
 			return
 		}
 		priv = p
@@ -161,6 +179,12 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 			s.refuse(from, m.Nonce, proto.ReasonTokenUnsupported)
 			return
 		}
+		if s.connects.count(from.Addr(), bucket) >= s.cfg.MaxConnectAttempts {
+			s.stats.Throttled++
+			s.refuse(from, m.Nonce, proto.ReasonTooManyAttempts)
+			return
+		}
+		s.connects.add(from.Addr(), bucket)
 		n := 0
 		for _, c := range s.slots {
 			if c != nil && c.addr.Addr() == from.Addr() {
@@ -173,16 +197,21 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 			return
 		}
 	}
+	if s.cfg.Password != "" && s.pwFails.count(from.Addr(), bucket) >= s.cfg.MaxPasswordFailures {
+		s.stats.Throttled++
+		s.refuseKey(from, m.Nonce, proto.ReasonTooManyAttempts, key)
+		return
+	}
 	switch {
 	case m.Version != proto.Version:
-		s.refuse(from, m.Nonce, proto.ReasonWrongVersion)
+		s.refuseKey(from, m.Nonce, proto.ReasonWrongVersion, key)
 		return
 	case m.RegistryHash != s.reg.Hash():
-		s.refuse(from, m.Nonce, proto.ReasonWrongRegistry)
+		s.refuseKey(from, m.Nonce, proto.ReasonWrongRegistry, key)
 		return
 	case s.cfg.Password != "" && !hmac.Equal([]byte(m.Password), []byte(s.cfg.Password)):
-		pw.pwFails++
-		s.refuse(from, m.Nonce, proto.ReasonWrongPassword)
+		s.pwFails.add(from.Addr(), bucket)
+		s.refuseKey(from, m.Nonce, proto.ReasonWrongPassword, key)
 		return
 	}
 	slot := -1
@@ -193,7 +222,7 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 		}
 	}
 	if slot < 0 {
-		s.refuse(from, m.Nonce, proto.ReasonServerFull)
+		s.refuseKey(from, m.Nonce, proto.ReasonServerFull, key)
 		return
 	}
 	var id netchan.ConnID
@@ -203,11 +232,14 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 	c := newClient(s, game.ClientNum(slot), id, from, m, now, priv)
 	s.snapCache.Invalidate()
 	if err := s.g.ClientConnected(c.num); err != nil {
-		s.refuse(from, m.Nonce, proto.ReasonServerFull)
+		s.refuseKey(from, m.Nonce, proto.ReasonServerFull, key)
 		return
 	}
 	s.slots[slot] = c
 	s.byID[id] = c
+	if priv != nil {
+		s.usedTokens.opened(priv.MAC) // its one session
+	}
 	s.stats.Connects++
 	s.logEvent(slog.LevelInfo, "connect", slog.Int("client", slot), slog.String("name", c.name),
 		slog.String("addr", from.String()), slog.Int("conn", int(id)), slog.Bool("secure", priv != nil))
@@ -215,15 +247,25 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 	if s.slots[slot] != c {
 		// The saved events did not fit in its reliable queue
 		// (Config.Channel.MaxReliableBytes).
-		s.refuse(from, m.Nonce, proto.ReasonProtocolError)
+		s.refuseKey(from, m.Nonce, proto.ReasonProtocolError, key)
 		return
 	}
 	s.sendOOB(from, s.accept(c))
 }
 
+// accept is the answer that admits c: on a secure server sealed with its
+// token's server→client key (a fresh random nonce each time it is sent),
+// so nobody without the token forges or reads it, and carrying the
+// session's random value its channel keys derive from.
 func (s *Server) accept(c *client) []byte {
-	return proto.Accept{
+	m := proto.Accept{
 		Nonce: c.nonce, ConnID: c.id, Client: c.num, GameID: s.gameID,
 		FrameDur: uint32(s.frameDur / time.Microsecond), Settings: s.settings,
-	}.Append(nil)
+	}
+	if !c.stats.Secure {
+		return m.Append(nil)
+	}
+	var xn [proto.XNonceLen]byte
+	crand.Read(xn[:])
+	return proto.SealedAccept{Accept: m, Random: c.random}.AppendSealed(nil, &c.acceptKey, &xn)
 }

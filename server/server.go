@@ -65,10 +65,13 @@ type Config struct {
 	// MaxClientsPerIP bounds the clients from one IP address with the
 	// insecure handshake [4]; a secure server relies on its tokens.
 	MaxClientsPerIP int
-	// MaxConnectAttempts bounds the connects processed per cookie (source
-	// address and port) and cookie lifetime [16], and MaxPasswordFailures
-	// the wrong passwords per IP address and lifetime [3]; beyond them
-	// connects are refused until the next lifetime (ReasonTooManyAttempts).
+	// MaxConnectAttempts bounds the connects with a valid cookie an
+	// insecure server processes per IP address and cookie lifetime [16]
+	// (a secure server takes a connect's token as its authorisation and
+	// keeps no count before it opens), and MaxPasswordFailures the wrong
+	// passwords per IP address and lifetime [3]; beyond them that address
+	// is refused until the next lifetime (ReasonTooManyAttempts), and no
+	// other address ever is.
 	MaxConnectAttempts, MaxPasswordFailures int
 	// Secret keys the challenge cookie HMAC [32 bytes from crypto/rand].
 	Secret []byte
@@ -77,7 +80,9 @@ type Config struct {
 	// Deterministic both come from crypto/rand.
 	Seed          uint64
 	Deterministic bool
-	// Timeout drops a client from which nothing arrived for this long [10s].
+	// Timeout drops a client from which nothing arrived for this long
+	// [10s]; a client that connected with a token gets its token's timeout
+	// (token.Params.Timeout) instead.
 	Timeout time.Duration
 	// CookieLifetime is the width of a cookie's time bucket [10s]; a cookie
 	// is accepted in its bucket and the next.
@@ -246,8 +251,8 @@ type Server struct {
 
 	opener     *token.Opener // nil: insecure handshake
 	usedTokens tokenTable
-	connects   attemptTable[netip.AddrPort] // per cookie
-	pwFails    attemptTable[netip.Addr]     // per IP address
+	connects   attemptTable // insecure connects per IP address
+	pwFails    attemptTable // wrong passwords per IP address
 }
 
 // Stats are server-wide counters.
@@ -269,10 +274,14 @@ type Stats struct {
 	// address than the client's (only its port may change).
 	WrongSource uint64
 	// AddrChanges counts client address changes (NAT rebinding) taken from
-	// authenticated packets; UnconfirmedDrops the packets not sent to a
-	// new address beyond the bytes received from it before the client's
-	// next packet confirmed it.
-	AddrChanges, UnconfirmedDrops uint64
+	// packets that delivered a new message (authenticated, on a secure
+	// session); PathChallenges the path challenges made for new addresses
+	// (sent, or held back by the budget below) and PathValidations the
+	// addresses validated by their echo;
+	// UnconfirmedDrops the packets not sent to an address not yet
+	// validated, beyond 3 times the bytes received from it.
+	AddrChanges, UnconfirmedDrops   uint64
+	PathChallenges, PathValidations uint64
 	// ParallelSnapshotFrames counts the frames whose snapshots several
 	// goroutines built (Config.SnapshotWorkers).
 	ParallelSnapshotFrames uint64
@@ -407,7 +416,7 @@ func (s *Server) Advance(now time.Duration) {
 		s.runFrame(now, s.frameTime(s.frame+1))
 	}
 	for _, c := range s.slots {
-		if c != nil && now-c.lastRecv > s.cfg.Timeout {
+		if c != nil && now-c.lastRecv > c.timeout {
 			s.stats.Timeouts++
 			s.drop(c, proto.ReasonTimeout, false)
 		}

@@ -11,9 +11,11 @@
 // session keys, the expiry) and a private part sealed with
 // XChaCha20-Poly1305 under the private key, which only a server can open.
 // The client sends the private part in its connect request; the server
-// opens it, checks the expiry, the protocol id and that its own address is
-// listed, and takes the session keys from it. An attacker who sees the
-// connect request learns neither key: they are inside the sealed part.
+// opens it, checks the expiry, the create time, the protocol id and that
+// its own address is listed, and derives the session's channel keys from
+// the token's keys and a random value of its own that it sends in its
+// sealed accept (SessionKeys). An attacker who sees the connect request
+// learns neither key: they are inside the sealed part.
 //
 // Wire layout of a token (all integers little-endian):
 //
@@ -79,6 +81,7 @@ const (
 var (
 	ErrMalformed     = errors.New("token: malformed token")
 	ErrExpired       = errors.New("token: expired")
+	ErrNotYetValid   = errors.New("token: created in the future (check the clocks)")
 	ErrWrongProtocol = errors.New("token: issued for another protocol id")
 	ErrWrongServer   = errors.New("token: this server's address is not listed in the token")
 	ErrTampered      = errors.New("token: sealed part does not open with this key (tampered or another key)")
@@ -117,7 +120,9 @@ type Params struct {
 	Servers    []netip.AddrPort // 1..MaxServers addresses the token is good for
 	// Lifetime is how long the token can be used to connect [30s].
 	Lifetime time.Duration
-	// Timeout is the session timeout the server applies [10s].
+	// Timeout is the session timeout both ends apply: the server drops a
+	// client silent for this long, and a client whose Config.Timeout is
+	// unset gives up on a silent server after it [10s].
 	Timeout  time.Duration
 	UserData []byte // at most MaxUserData bytes, given to the server
 }
@@ -383,9 +388,15 @@ func NewOpener(key Key, protocolID uint64, addrs []netip.AddrPort) *Opener {
 		buf: make([]byte, 0, maxPrivateLen)}
 }
 
+// ClockSkew is how far ahead of a server's clock a token's create time
+// may be: a token dated later is refused (ErrNotYetValid), so a token
+// cannot be made to outlive its lifetime by dating it ahead (issue 22).
+const ClockSkew = 10 * time.Second
+
 // Open checks and opens a private token (AppendPrivate's bytes) at time
-// now. The checks run cheapest first: length, protocol id, expiry, then
-// the AEAD, then the address list.
+// now. The checks run cheapest first: length, protocol id, expiry and
+// create time (at most ClockSkew ahead of now), then the AEAD, then the
+// address list.
 func (o *Opener) Open(b []byte, now time.Time) (*Private, error) {
 	r := reader{b: b}
 	p := &Private{}
@@ -399,6 +410,9 @@ func (o *Opener) Open(b []byte, now time.Time) (*Private, error) {
 	}
 	if !now.Before(p.Expires) {
 		return nil, ErrExpired
+	}
+	if p.Created.After(now.Add(ClockSkew)) {
+		return nil, ErrNotYetValid
 	}
 	sealed := r.b
 	aead, err := chacha20poly1305.NewX(o.key[:])
