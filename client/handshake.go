@@ -7,6 +7,7 @@ package client
 import (
 	crand "crypto/rand"
 	"encoding/binary"
+	"fmt"
 	"net/netip"
 	"time"
 
@@ -25,6 +26,7 @@ func (c *Client) Connect(now time.Duration, addr netip.AddrPort) {
 		c.nonce = binary.LittleEndian.Uint64(nonce[:])
 	}
 	c.state = Challenging
+	c.tries = 0
 	c.err = nil
 	c.deadline = now + c.cfg.ConnectTimeout
 	c.lastNow = now
@@ -38,9 +40,18 @@ func (c *Client) sendOOB(payload []byte) {
 
 func (c *Client) sendHandshake(now time.Duration) {
 	c.retryAt = now + c.cfg.ConnectRetry
+	c.tries++
 	switch c.state {
 	case Challenging:
 		c.sendOOB(proto.GetChallenge{Nonce: c.nonce}.Append(nil))
+		if c.tries > 1 {
+			// Unanswered so far: perhaps a Quake 3 server, which ignores
+			// our getchallenge but answers its own (Quake 3 protocol,
+			// connectionless "getchallenge"; ioq3 adds a client
+			// challenge) with "challengeResponse". A snapwire server
+			// answers neither this nor anything but its handshake here.
+			c.sendOOB(fmt.Appendf(nil, "getchallenge %d", c.nonce&0x7fffffff))
+		}
 	case Connecting:
 		m := proto.Connect{
 			Nonce: c.nonce, Cookie: c.cookie, Version: proto.Version,
@@ -54,6 +65,12 @@ func (c *Client) sendHandshake(now time.Duration) {
 }
 
 func (c *Client) handleConnectionless(now time.Duration, p []byte) {
+	if c.state == Challenging || c.state == Connecting {
+		if reply, ok := quake3Reply(p); ok {
+			c.fail(&Quake3Error{Server: c.server, Reply: reply})
+			return
+		}
+	}
 	kind, ok := proto.ConnectionlessKind(p)
 	if !ok {
 		return
@@ -66,6 +83,7 @@ func (c *Client) handleConnectionless(now time.Duration, p []byte) {
 		}
 		c.cookie = m.Cookie
 		c.state = Connecting
+		c.tries = 0
 		c.sendHandshake(now)
 	case proto.KindAccept:
 		m, err := proto.ParseAccept(p)
@@ -92,4 +110,24 @@ func (c *Client) handleConnectionless(now time.Duration, p []byte) {
 		}
 		c.fail(&RefusedError{Reason: m.Reason})
 	}
+}
+
+// quake3Commands are the connectionless commands a Quake 3 server sends
+// (Quake 3 protocol description; ioq3 sv_main.c, sv_client.c). Their
+// first byte is a letter; a snapwire payload's is a small Kind.
+var quake3Commands = [...]string{
+	"challengeResponse", "connectResponse", "print", "disconnect",
+	"infoResponse", "statusResponse", "getserversResponse", "getserversExtResponse",
+}
+
+// quake3Reply reports whether the connectionless payload p (after the
+// 0xffffffff marker) is a Quake 3 server's command, and which.
+func quake3Reply(p []byte) (string, bool) {
+	for _, cmd := range quake3Commands {
+		if len(p) >= len(cmd) && string(p[:len(cmd)]) == cmd &&
+			(len(p) == len(cmd) || p[len(cmd)] <= ' ' || p[len(cmd)] == '\\') {
+			return cmd, true
+		}
+	}
+	return "", false
 }
