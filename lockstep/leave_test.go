@@ -11,15 +11,15 @@ import (
 )
 
 // runUntilGone steps m in 10 ms slices until peer i stops with an error
-// or limit passes, and returns the error and the virtual time it came.
-func (m *match) runUntilGone(i int, limit time.Duration) (error, time.Duration) {
+// or limit passes, and returns the virtual time it came and the error.
+func (m *match) runUntilGone(i int, limit time.Duration) (time.Duration, error) {
 	for end := m.now + limit; m.now < end; {
 		m.run(10 * time.Millisecond)
 		if err := m.peers[i].Err(); err != nil {
-			return err, m.now
+			return m.now, err
 		}
 	}
-	return nil, m.now
+	return m.now, nil
 }
 
 // A peer whose partner quits without a word (its packets stop) ends the
@@ -33,7 +33,7 @@ func TestLockstepPartnerSilentEnds(t *testing.T) {
 	m.run(time.Second)
 	quit := m.now
 	m.net.SetDropFilter(func(from, to netip.AddrPort, p []byte) bool { return from == peerAddr(1) })
-	err, at := m.runUntilGone(0, 10*time.Second)
+	at, err := m.runUntilGone(0, 10*time.Second)
 	var gone *PeerGoneError
 	if !errors.As(err, &gone) || gone.Peer != 1 || gone.Left || gone.Server || gone.Silence < 2*time.Second {
 		t.Fatalf("peer 0 after its partner went silent at %v: err %v (at %v)", quit, err, at)
@@ -59,7 +59,7 @@ func TestLockstepLeaveEndsPartners(t *testing.T) {
 	m.peers[2].Leave()
 	left := m.now
 	for i := range 2 {
-		err, at := m.runUntilGone(i, time.Second)
+		at, err := m.runUntilGone(i, time.Second)
 		var gone *PeerGoneError
 		if !errors.As(err, &gone) || gone.Peer != 2 || !gone.Left || !strings.Contains(err.Error(), "peer 2 left the match") {
 			t.Fatalf("peer %d: err %v", i, err)
@@ -88,7 +88,7 @@ func TestLockstepServerSilentEnds(t *testing.T) {
 	m := newMatch(t, 2, netsim.LinkConfig{Latency: 15 * time.Millisecond}, Config{ViaServer: true, PeerTimeout: time.Second}, nil)
 	m.run(time.Second)
 	m.net.SetDropFilter(func(from, to netip.AddrPort, p []byte) bool { return from == relayAddr })
-	err, _ := m.runUntilGone(0, 5*time.Second)
+	_, err := m.runUntilGone(0, 5*time.Second)
 	var gone *PeerGoneError
 	if !errors.As(err, &gone) || !gone.Server || !strings.Contains(err.Error(), "the packet server sent nothing for 1") {
 		t.Fatalf("err %v", err)
