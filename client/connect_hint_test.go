@@ -90,7 +90,8 @@ func TestConnectNoAnswerHint(t *testing.T) {
 }
 
 // A Quake 3 server at the address: it ignores snapwire's handshake but
-// answers the Quake 3 getchallenge the client adds to its retries with
+// answers the Quake 3 getchallenge the client adds to its retries (from
+// the third getchallenge on) with
 // "challengeResponse" (as OpenArena does); the client stops at once with
 // an error naming Quake 3. Any Quake 3 shaped answer ("print", ...) does
 // the same.
@@ -117,7 +118,7 @@ func TestConnectQuake3ServerNamed(t *testing.T) {
 			t.Fatalf("%q: error %v (%T)", reply, err, err)
 		}
 		if asked == 0 || at > 2*time.Second {
-			t.Errorf("%q: %d Quake 3 probes, gave up at %v: want a probe on the first retry", reply, asked, at)
+			t.Errorf("%q: %d Quake 3 probes, gave up at %v: want a probe after two unanswered getchallenges", reply, asked, at)
 		}
 	}
 }

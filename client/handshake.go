@@ -44,12 +44,14 @@ func (c *Client) sendHandshake(now time.Duration) {
 	switch c.state {
 	case Challenging:
 		c.sendOOB(proto.GetChallenge{Nonce: c.nonce}.Append(nil))
-		if c.tries > 1 {
-			// Unanswered so far: perhaps a Quake 3 server, which ignores
-			// our getchallenge but answers its own (Quake 3 protocol,
-			// connectionless "getchallenge"; ioq3 adds a client
-			// challenge) with "challengeResponse". A snapwire server
-			// answers neither this nor anything but its handshake here.
+		if c.tries > 2 {
+			// Two getchallenges unanswered (a second, by default):
+			// perhaps a Quake 3 server, which ignores ours but answers
+			// its own (Quake 3 protocol, connectionless "getchallenge";
+			// ioq3 adds a client challenge) with "challengeResponse". A
+			// snapwire server answers neither this nor anything but its
+			// handshake here. Not sooner, so that a snapwire server
+			// whose first answer was lost never sees the probe.
 			c.sendOOB(fmt.Appendf(nil, "getchallenge %d", c.nonce&0x7fffffff))
 		}
 	case Connecting:
