@@ -194,6 +194,39 @@ var (
 	ErrProtocol = errors.New("client: server broke the protocol")
 )
 
+// NoAnswerError says that the handshake got no answer within
+// Config.ConnectTimeout, with the likely causes. errors.Is(err,
+// ErrConnectTimeout) holds for it.
+type NoAnswerError struct {
+	Server netip.AddrPort
+	After  time.Duration // the connect timeout
+	// State is Challenging when nothing answered at all, Connecting when
+	// the server sent a challenge but did not answer the connect.
+	State State
+}
+
+func (e *NoAnswerError) Error() string {
+	if e.State == Connecting {
+		return fmt.Sprintf("client: %s answered the challenge but not the connect in %v: the server stopped answering, or its answers are lost", e.Server, e.After)
+	}
+	return fmt.Sprintf("client: no answer from %s after %v: is a snapwire server running there? is the port right? a firewall?", e.Server, e.After)
+}
+
+// Is makes errors.Is(err, ErrConnectTimeout) true.
+func (e *NoAnswerError) Is(target error) bool { return target == ErrConnectTimeout }
+
+// Quake3Error says that a Quake 3 server answered the handshake: the
+// address is a Quake 3 (ioq3, OpenArena) server's, not a snapwire one's.
+type Quake3Error struct {
+	Server netip.AddrPort
+	Reply  string // the command of its answer: "challengeResponse", "print", ...
+}
+
+func (e *Quake3Error) Error() string {
+	return fmt.Sprintf("client: %s is a Quake 3 server (it answered %q), not a snapwire server: \"snapwire q3 connect %s\" speaks its protocol",
+		e.Server, e.Reply, e.Server)
+}
+
 // RefusedError is the server's refusal or disconnect reason.
 type RefusedError struct{ Reason proto.Reason }
 
@@ -282,9 +315,13 @@ type Client struct {
 	// authenticated accept comes first (handshake.go).
 	refusal, lasting proto.Reason
 	believeAt        time.Duration
-	deadline         time.Duration
-	lastRecv         time.Duration
-	lastNow          time.Duration
+	// quake3 is the command of a Quake 3 server's answer (a client with
+	// a token believes it at believeAt, as a plain refuse).
+	quake3   string
+	deadline time.Duration
+	tries    int // handshake packets sent in the current state
+	lastRecv time.Duration
+	lastNow  time.Duration
 
 	// Session.
 	ch       *netchan.Channel

@@ -7,6 +7,7 @@ package client
 import (
 	crand "crypto/rand"
 	"encoding/binary"
+	"fmt"
 	"net/netip"
 	"time"
 
@@ -26,8 +27,9 @@ func (c *Client) Connect(now time.Duration, addr netip.AddrPort) {
 		c.nonce = binary.LittleEndian.Uint64(nonce[:])
 	}
 	c.state = Challenging
+	c.tries = 0
 	c.err = nil
-	c.refusal, c.lasting, c.believeAt = proto.ReasonNone, proto.ReasonNone, 0
+	c.refusal, c.lasting, c.believeAt, c.quake3 = proto.ReasonNone, proto.ReasonNone, 0, ""
 	c.deadline = now + c.cfg.ConnectTimeout
 	c.lastNow = now
 	c.sendHandshake(now)
@@ -40,9 +42,20 @@ func (c *Client) sendOOB(payload []byte) {
 
 func (c *Client) sendHandshake(now time.Duration) {
 	c.retryAt = now + c.cfg.ConnectRetry
+	c.tries++
 	switch c.state {
 	case Challenging:
 		c.sendOOB(proto.GetChallenge{Nonce: c.nonce}.Append(nil))
+		if c.tries > 2 {
+			// Two getchallenges unanswered (a second, by default):
+			// perhaps a Quake 3 server, which ignores ours but answers
+			// its own (Quake 3 protocol, connectionless "getchallenge";
+			// ioq3 adds a client challenge) with "challengeResponse". A
+			// snapwire server answers neither this nor anything but its
+			// handshake here. Not sooner, so that a snapwire server
+			// whose first answer was lost never sees the probe.
+			c.sendOOB(fmt.Appendf(nil, "getchallenge %d", c.nonce&0x7fffffff))
+		}
 	case Connecting:
 		m := proto.Connect{
 			Nonce: c.nonce, Cookie: c.cookie, Version: proto.Version,
@@ -56,6 +69,21 @@ func (c *Client) sendHandshake(now time.Duration) {
 }
 
 func (c *Client) handleConnectionless(now time.Duration, p []byte) {
+	if c.state == Challenging || c.state == Connecting {
+		if reply, ok := quake3Reply(p); ok {
+			// Unauthenticated, like a plain refuse: a client with a
+			// token believes it only if no sealed answer comes within
+			// ConnectRetry, so an off-path spoofer cannot end its
+			// handshake with a forged Quake 3 packet.
+			if c.cfg.Token == nil {
+				c.fail(&Quake3Error{Server: c.server, Reply: reply})
+			} else if c.believeAt == 0 {
+				c.quake3 = reply
+				c.believeAt = min(now+c.cfg.ConnectRetry, c.deadline)
+			}
+			return
+		}
+	}
 	kind, ok := proto.ConnectionlessKind(p)
 	if !ok {
 		return
@@ -68,6 +96,7 @@ func (c *Client) handleConnectionless(now time.Duration, p []byte) {
 		}
 		c.cookie = m.Cookie
 		c.state = Connecting
+		c.tries = 0
 		c.sendHandshake(now)
 	case proto.KindAccept:
 		if c.cfg.Token != nil {
@@ -121,7 +150,7 @@ func (c *Client) accepted(now time.Duration, m proto.Accept, keys *netchan.Keys)
 	cfg.Keys = keys
 	c.ch = netchan.New(cfg, m.ConnID)
 	c.state = Connected
-	c.refusal, c.lasting, c.believeAt = proto.ReasonNone, proto.ReasonNone, 0
+	c.refusal, c.lasting, c.believeAt, c.quake3 = proto.ReasonNone, proto.ReasonNone, 0, ""
 	c.pathDue = false
 	c.lastRecv = now
 	c.nextSend = now
@@ -177,11 +206,33 @@ func (c *Client) handshakeTimers(now time.Duration) {
 	switch {
 	case now >= c.deadline && c.refusal != proto.ReasonNone:
 		c.fail(&RefusedError{Reason: c.refusal})
+	case (now >= c.deadline || (c.believeAt != 0 && now >= c.believeAt)) && c.quake3 != "" && c.lasting == proto.ReasonNone:
+		c.fail(&Quake3Error{Server: c.server, Reply: c.quake3})
 	case now >= c.deadline:
-		c.fail(ErrConnectTimeout)
+		c.fail(&NoAnswerError{Server: c.server, After: c.cfg.ConnectTimeout, State: c.state})
 	case c.believeAt != 0 && now >= c.believeAt:
 		c.fail(&RefusedError{Reason: c.lasting})
 	case now >= c.retryAt:
 		c.sendHandshake(now)
 	}
+}
+
+// quake3Commands are the connectionless commands a Quake 3 server sends
+// (Quake 3 protocol description; ioq3 sv_main.c, sv_client.c). Their
+// first byte is a letter; a snapwire payload's is a small Kind.
+var quake3Commands = [...]string{
+	"challengeResponse", "connectResponse", "print", "disconnect",
+	"infoResponse", "statusResponse", "getserversResponse", "getserversExtResponse",
+}
+
+// quake3Reply reports whether the connectionless payload p (after the
+// 0xffffffff marker) is a Quake 3 server's command, and which.
+func quake3Reply(p []byte) (string, bool) {
+	for _, cmd := range quake3Commands {
+		if len(p) >= len(cmd) && string(p[:len(cmd)]) == cmd &&
+			(len(p) == len(cmd) || p[len(cmd)] <= ' ' || p[len(cmd)] == '\\') {
+			return cmd, true
+		}
+	}
+	return "", false
 }

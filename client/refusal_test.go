@@ -96,6 +96,8 @@ func TestForgedHandshakeAnswers(t *testing.T) {
 			observer.WriteTo(netchan.AppendConnectionless(nil, proto.Refuse{Nonce: nonce, Reason: why}.Append(nil)), me)
 		}
 		observer.WriteTo(netchan.AppendConnectionless(nil, proto.Accept{Nonce: nonce, ConnID: 0x4444, FrameDur: 1000, Settings: "x"}.Append(nil)), me)
+		// A Quake 3 server's answer is no more authenticated than a refuse.
+		observer.WriteTo(netchan.AppendConnectionless(nil, []byte("disconnect")), me)
 		var k [32]byte
 		var xn [proto.XNonceLen]byte
 		observer.WriteTo(netchan.AppendConnectionless(nil, proto.SealedAccept{Accept: proto.Accept{Nonce: nonce, ConnID: 0x4444, FrameDur: 1000}}.AppendSealed(nil, &k, &xn)), me)

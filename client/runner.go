@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/netip"
+	"sync/atomic"
 	"time"
 
 	"github.com/snapwire/snapwire/game"
@@ -22,6 +23,9 @@ type Runner struct {
 	// writeErrs counts sends the socket refused: lost packets to the
 	// protocol.
 	writeErrs udprun.WriteErrors
+	// ended is set once Run has returned: the client is nobody's then,
+	// and After may read it.
+	ended atomic.Bool
 }
 
 // udpCore adapts a Client to udprun.Core: Run connects, plays until the
@@ -111,7 +115,25 @@ func (r *Runner) Do(ctx context.Context, f func(now time.Duration, c *Client)) b
 // Run connects and plays until ctx is cancelled (then it disconnects
 // cleanly and returns nil) or the client is disconnected (it returns the
 // reason). It closes the socket and waits for its reader before returning.
-func (r *Runner) Run(ctx context.Context) error { return r.loop.Run(ctx) }
+func (r *Runner) Run(ctx context.Context) error {
+	err := r.loop.Run(ctx)
+	if err != udprun.ErrRunTwice {
+		r.ended.Store(true)
+	}
+	return err
+}
+
+// After runs f on the client once Run has returned, on the caller's
+// goroutine, and reports whether it did: false while Run is running or
+// before it ran. It gives the client's last state, statistics and error
+// after the server ended the session, when Do no longer can.
+func (r *Runner) After(f func(c *Client)) bool {
+	if !r.ended.Load() {
+		return false
+	}
+	f(r.cl)
+	return true
+}
 
 // WriteErrors returns how many packets the socket failed to send and the
 // last error; the protocol treats them as lost packets.

@@ -32,6 +32,16 @@
 // receiver's commands; the commands are the sender's own for frames
 // first..first+count-1; a command is buttons 2, forward, right, up 1 each,
 // yaw and pitch 2 each, and 2 spare bytes; hash frame 0 means no hash yet.
+//
+// A peer that quits says so (Peer.Leave), three times, to every other
+// peer (or to the server):
+//
+//	'Q' 1 | version 1 | from 1
+//
+// A peer that hears it, or nothing at all from another peer (from the
+// server, in packet-server mode) for Config.PeerTimeout, stops with a
+// PeerGoneError and sends nothing more: lockstep cannot go on without
+// every peer's commands.
 package lockstep
 
 import (
@@ -79,6 +89,27 @@ func (e *DesyncError) Error() string {
 		e.Peer, e.Frame, e.LastEqual, e.Ours, e.Them)
 }
 
+// PeerGoneError reports a peer that left the match: it said so (Left),
+// or nothing came from it for Silence. Peer is the peer's index, or
+// Config.Peers for the packet server.
+type PeerGoneError struct {
+	Peer    int
+	Server  bool // the packet server (Config.ViaServer)
+	Left    bool
+	Silence time.Duration
+}
+
+func (e *PeerGoneError) Error() string {
+	who := fmt.Sprintf("peer %d", e.Peer)
+	if e.Server {
+		who = "the packet server"
+	}
+	if e.Left {
+		return "lockstep: " + who + " left the match"
+	}
+	return fmt.Sprintf("lockstep: %s sent nothing for %v: it left the match", who, e.Silence)
+}
+
 // Config configures a Peer; zero fields take the defaults in brackets.
 type Config struct {
 	Peers      int           // players, 2..MaxPeers
@@ -88,6 +119,10 @@ type Config struct {
 	HashEvery  int           // frames between state hashes [15]
 	// MaxCatchUp bounds the frames one Advance runs [8].
 	MaxCatchUp int
+	// PeerTimeout ends the match with a PeerGoneError when nothing has
+	// come from a peer (from the server, with ViaServer) for this long,
+	// counted from the first Advance [5s].
+	PeerTimeout time.Duration
 	// ViaServer plays through a packet server (Relay, relay.go): the peer
 	// sends its commands to the server only (send's peer index is
 	// Peers) and runs each frame with the commands the server decided for
@@ -153,6 +188,13 @@ type Peer struct {
 	base      *snapshot.CommonBase
 	states    []game.Snapshotter
 
+	// heard[c]: a packet came from c (peer, or Peers for the server)
+	// since the last Advance, which notes the time in lastHeard[c].
+	heard     [MaxPeers + 1]bool
+	lastHeard [MaxPeers + 1]time.Duration
+	clockSet  bool
+	left      bool // Leave was called
+
 	tick    game.Tick
 	stalled bool
 	err     error
@@ -179,6 +221,9 @@ func New(cfg Config, g game.Game, input Input, send func(peer int, p []byte)) (*
 	}
 	if cfg.MaxCatchUp <= 0 {
 		cfg.MaxCatchUp = 8
+	}
+	if cfg.PeerTimeout <= 0 {
+		cfg.PeerTimeout = 5 * time.Second
 	}
 	if cfg.InputDelay >= Window-MaxCmdsPerPacket {
 		return nil, fmt.Errorf("lockstep: input delay %d too large", cfg.InputDelay)
@@ -225,7 +270,10 @@ func (p *Peer) slot(peer int, f game.Frame) *cmdSlot { return &p.cmds[peer][int(
 // Advance samples our commands due by now, runs the frames that are due
 // and complete, and sends a packet to every other peer.
 func (p *Peer) Advance(now time.Duration) {
-	if p.err != nil {
+	if p.err != nil || p.left {
+		return
+	}
+	if p.checkSilence(now) {
 		return
 	}
 	// Our command for frame t+InputDelay is sampled when frame t is due.
@@ -261,6 +309,55 @@ func (p *Peer) Advance(now time.Duration) {
 		p.sentOnce, p.lastSend = true, now
 		p.send()
 	}
+}
+
+// checkSilence notes when each peer was last heard from and ends the
+// match with a PeerGoneError when one has been silent for PeerTimeout.
+func (p *Peer) checkSilence(now time.Duration) bool {
+	if !p.clockSet {
+		p.clockSet = true
+		for c := range p.lastHeard {
+			p.lastHeard[c] = now
+		}
+	}
+	for c := range p.cfg.Peers + 1 {
+		if c == p.cfg.Me || (c == p.cfg.Peers) != p.cfg.ViaServer {
+			continue // every other peer, or the server only
+		}
+		if p.heard[c] {
+			p.heard[c], p.lastHeard[c] = false, now
+		}
+		if d := now - p.lastHeard[c]; d >= p.cfg.PeerTimeout {
+			p.err = &PeerGoneError{Peer: c, Server: c == p.cfg.Peers, Silence: d}
+			return true
+		}
+	}
+	return false
+}
+
+// Leave tells every other peer (or the server) that this peer quits, in
+// three packets, and stops the peer: Advance sends nothing more.
+func (p *Peer) Leave() {
+	if p.left {
+		return
+	}
+	p.left = true
+	leave := [...]byte{'Q', version, byte(p.cfg.Me)}
+	for c := range p.cfg.Peers + 1 {
+		if c == p.cfg.Me || (c == p.cfg.Peers) != p.cfg.ViaServer {
+			continue
+		}
+		for range 3 {
+			p.stats.PacketsOut++
+			p.stats.BytesOut += uint64(len(leave))
+			p.sendFn(c, leave[:])
+		}
+	}
+}
+
+// isLeave reports whether pkt is peer from's leave packet.
+func isLeave(pkt []byte, from int) bool {
+	return len(pkt) == 3 && pkt[0] == 'Q' && pkt[1] == version && int(pkt[2]) == from
 }
 
 // minAcked is the lowest frame up to which every other peer holds our
@@ -388,14 +485,23 @@ func (p *Peer) HandlePacket(from int, pkt []byte) error {
 	if p.err != nil {
 		return p.err
 	}
+	if from >= 0 && from <= p.cfg.Peers && from != p.cfg.Me && (from == p.cfg.Peers) == p.cfg.ViaServer && isLeave(pkt, from) {
+		p.err = &PeerGoneError{Peer: from, Left: true}
+		return p.err
+	}
 	if p.cfg.ViaServer {
-		return p.handleBundles(from, pkt)
+		err := p.handleBundles(from, pkt)
+		if err == nil {
+			p.heard[from] = true
+		}
+		return err
 	}
 	pp, ok := parsePeerPacket(pkt, from, p.cfg.Peers)
 	if !ok || from == p.cfg.Me {
 		p.stats.Malformed++
 		return ErrMalformed
 	}
+	p.heard[from] = true
 	ack, first, n, cmds := pp.ack, pp.first, pp.n, pp.cmds
 	// Their ack of our commands only moves forward, and never past what we
 	// sampled.

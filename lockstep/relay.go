@@ -70,6 +70,7 @@ type RelayStats struct {
 	BytesIn       uint64
 	Malformed     uint64
 	HashesChecked uint64
+	Leaves        uint64 // leave packets received (Peer.Leave)
 }
 
 // Relay is the packet server of a lockstep match. I/O-free.
@@ -210,6 +211,12 @@ const maxBundlePackets = 4
 func (r *Relay) HandlePacket(from int, pkt []byte) error {
 	r.stats.PacketsIn++
 	r.stats.BytesIn += uint64(len(pkt))
+	if from >= 0 && from < r.cfg.Peers && isLeave(pkt, from) {
+		// The peer quit (Peer.Leave): its commands stop coming, and the
+		// server duplicates its last one as for any late peer.
+		r.stats.Leaves++
+		return nil
+	}
 	pp, ok := parsePeerPacket(pkt, from, r.cfg.Peers)
 	if !ok {
 		r.stats.Malformed++

@@ -247,11 +247,8 @@ func playBot(ctx context.Context, o botOptions, stdout io.Writer) error {
 		runErr error
 		ended  bool
 	)
-	sample := func() bool {
-		return r.Do(runCtx, func(_ time.Duration, c *client.Client) {
-			st, num, others = c.Stats(), c.ClientNum(), moved.list(others[:0])
-		})
-	}
+	read := func(c *client.Client) { st, num, others = c.Stats(), c.ClientNum(), moved.list(others[:0]) }
+	sample := func() bool { return r.Do(runCtx, func(_ time.Duration, c *client.Client) { read(c) }) }
 loop:
 	for {
 		select {
@@ -277,9 +274,20 @@ loop:
 		sample()
 		cancelRun() // Run disconnects cleanly and returns nil
 		runErr = <-done
+	} else {
+		// The server ended the session (or it never began): Run has
+		// returned, and the summary counts what the client received
+		// until then, not the last status line's figures.
+		r.After(read)
 	}
 	if runErr == nil && st.State != client.Connected {
-		runErr = fmt.Errorf("not connected to %s after %v (state %v)", o.connect, elapsed.Round(time.Millisecond), st.State)
+		switch st.State {
+		case client.Challenging:
+			runErr = fmt.Errorf("no answer from %s in the %v played: is a snapwire server running there? is the port right? a firewall?",
+				o.connect, elapsed.Round(time.Millisecond))
+		default:
+			runErr = fmt.Errorf("not connected to %s after %v (state %v)", o.connect, elapsed.Round(time.Millisecond), st.State)
+		}
 	}
 	sum := summarize(o, st, num, elapsed)
 	sum.OthersMoved = append([]int{}, others...)

@@ -40,7 +40,9 @@ type lockstepSummary struct {
 	BytesOutPerS  float64 `json:"bytes_out_per_s"`
 	BytesInPerS   float64 `json:"bytes_in_per_s"`
 	HashesChecked uint64  `json:"hashes_checked"`
-	Error         string  `json:"error,omitempty"`
+	// Ended says why the match ended before --duration: a peer left.
+	Ended string `json:"ended,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 func runLockstep(args []string, stdout io.Writer) error {
@@ -144,6 +146,9 @@ func runLockstep(args []string, stdout io.Writer) error {
 			p.Advance(0) // announce ourselves: packets carry no command yet
 		}
 	}
+	if p.Err() == nil {
+		p.Leave() // --duration is over or we were stopped: tell the others
+	}
 	st := p.Stats()
 	secs := time.Since(start).Seconds()
 	s := lockstepSummary{Peer: *me, Peers: len(addrs), Frames: int64(st.Frames), Stalls: st.Stalls,
@@ -151,17 +156,39 @@ func runLockstep(args []string, stdout io.Writer) error {
 	if st.Frames > 0 {
 		s.MeanLagMS = float64(st.Lag/time.Duration(st.Frames)) / 1e6
 	}
-	var de *lockstep.DesyncError
-	if errors.As(p.Err(), &de) {
-		s.Error = de.Error()
+	err = p.Err()
+	var gone *lockstep.PeerGoneError
+	if errors.As(err, &gone) {
+		err = peerGone(gone, addrs, relayAddr)
+		if gone.Left {
+			s.Ended, err = err.Error(), nil // a peer quitting ends the match; not a failure
+		}
+	}
+	if err != nil {
+		s.Error = err.Error()
 	}
 	if *asJSON {
 		json.NewEncoder(stdout).Encode(s)
 	} else {
+		if s.Ended != "" {
+			fmt.Fprintf(stdout, "match over: %s\n", s.Ended)
+		}
 		fmt.Fprintf(stdout, "peer %d of %d: %d frames, %d stalls, mean lag %.1f ms, %.0f bytes/s out, %.0f in, %d hashes checked\n",
 			s.Peer, s.Peers, s.Frames, s.Stalls, s.MeanLagMS, s.BytesOutPerS, s.BytesInPerS, s.HashesChecked)
 	}
-	return p.Err()
+	return err
+}
+
+// peerGone says which peer (or the packet server) left, with its address.
+func peerGone(e *lockstep.PeerGoneError, addrs []netip.AddrPort, relay netip.AddrPort) error {
+	who := fmt.Sprintf("the packet server (%s)", relay)
+	if !e.Server && e.Peer >= 0 && e.Peer < len(addrs) {
+		who = fmt.Sprintf("peer %d (%s)", e.Peer, addrs[e.Peer])
+	}
+	if e.Left {
+		return fmt.Errorf("%s left the match", who)
+	}
+	return fmt.Errorf("%s sent nothing for %v: it left the match", who, e.Silence.Round(time.Millisecond))
 }
 
 // relaySummary is the --serve --json output.

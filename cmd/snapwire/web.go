@@ -28,10 +28,19 @@ import (
 // files, signalling and (--web-tokens) tokens on ln. stop closes the
 // HTTP server and every peer.
 func serveWeb(ctx context.Context, o serveOptions, ln net.Listener, r *server.Runner, cfg server.Config, logger *slog.Logger) (stop func(), err error) {
-	assets, err := webAssets(ctx, o, logger)
+	assets, build, err := webAssets(o, logger)
 	if err != nil {
 		return nil, err
 	}
+	return serveWebWith(ctx, o, ln, r, cfg, logger, assets, build)
+}
+
+// serveWebWith is serveWeb with the page's assets at hand, or (assets
+// nil) the step that makes them: then the HTTP server answers at once,
+// and while build runs /play is a page that says so and reloads itself
+// (web.Site). stop also ends the build and waits for it.
+func serveWebWith(ctx context.Context, o serveOptions, ln net.Listener, r *server.Runner, cfg server.Config, logger *slog.Logger,
+	assets *web.Assets, build func(context.Context) (web.Assets, error)) (stop func(), err error) {
 	peers := o.webPeers
 	if peers == 0 {
 		peers = o.maxClients
@@ -40,7 +49,20 @@ func serveWeb(ctx context.Context, o serveOptions, ln net.Listener, r *server.Ru
 	if err != nil {
 		return nil, err
 	}
-	h := web.Handler(assets, rs)
+	bctx, cancelBuild := context.WithCancel(ctx)
+	var site *web.Site
+	if assets != nil {
+		site = web.Ready(*assets, rs)
+	} else {
+		site = web.Start(bctx, func(ctx context.Context) (web.Assets, error) {
+			a, err := build(ctx)
+			if err != nil && ctx.Err() == nil {
+				logger.Error("web", "build failed", err.Error(), "page", "/play shows the error; UDP clients are not affected")
+			}
+			return a, err
+		}, rs)
+	}
+	var h http.Handler = site
 	if o.webTokens {
 		mux := http.NewServeMux()
 		mux.Handle("/", h)
@@ -53,6 +75,8 @@ func serveWeb(ctx context.Context, o serveOptions, ln net.Listener, r *server.Ru
 	logger.Info("web", "url", fmt.Sprintf("http://%s/play", ln.Addr()), "signalling", "/rtc", "peers", peers,
 		"tokens", o.webTokens, "ice_hosts", fmt.Sprint(webHostIPs(ln.Addr())))
 	return func() {
+		cancelBuild()
+		<-site.Done()
 		hs.Close()
 		rs.Close()
 	}, nil
@@ -73,36 +97,40 @@ func webHostIPs(a net.Addr) []netip.Addr {
 	return []netip.Addr{ip}
 }
 
-// webAssets reads --web-wasm or builds the play client for js/wasm from
-// the source tree the working directory is in.
-func webAssets(ctx context.Context, o serveOptions, logger *slog.Logger) (web.Assets, error) {
+// webAssets returns the page's assets from --web-wasm, read now (so a
+// missing file fails at start-up), or else the step that builds the play
+// client for js/wasm from the source tree the working directory is in,
+// which serveWebWith runs while it already answers.
+func webAssets(o serveOptions, logger *slog.Logger) (*web.Assets, func(context.Context) (web.Assets, error), error) {
 	if o.webWASM != "" {
 		b, err := os.ReadFile(o.webWASM)
 		if err != nil {
-			return web.Assets{}, fmt.Errorf("--web-wasm: %w", err)
+			return nil, nil, fmt.Errorf("--web-wasm: %w", err)
 		}
-		return web.Assets{WASM: b}, nil
+		return &web.Assets{WASM: b}, nil, nil
 	}
 	root, ok := sourceRoot()
 	goBin, err := exec.LookPath("go")
 	if !ok || err != nil {
-		return web.Assets{}, web.ErrNoSource
+		return nil, nil, web.ErrNoSource
 	}
-	dir, err := os.MkdirTemp("", "snapwire-web")
-	if err != nil {
-		return web.Assets{}, err
-	}
-	defer os.RemoveAll(dir)
-	logger.Info("web", "building", "GOOS=js GOARCH=wasm go build -tags play ./cmd/snapwire-play", "source", root)
-	t0 := time.Now()
-	bctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-	defer cancel()
-	wasm, execJS, err := web.Build(bctx, goBin, root, dir)
-	if err != nil {
-		return web.Assets{}, err
-	}
-	logger.Info("web", "built", len(wasm), "took", time.Since(t0).Round(time.Millisecond))
-	return web.Assets{WASM: wasm, WasmExecJS: execJS}, nil
+	return nil, func(ctx context.Context) (web.Assets, error) {
+		dir, err := os.MkdirTemp("", "snapwire-web")
+		if err != nil {
+			return web.Assets{}, err
+		}
+		defer os.RemoveAll(dir)
+		logger.Info("web", "building", "GOOS=js GOARCH=wasm go build -tags play ./cmd/snapwire-play", "source", root)
+		t0 := time.Now()
+		bctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+		defer cancel()
+		wasm, execJS, err := web.Build(bctx, goBin, root, dir)
+		if err != nil {
+			return web.Assets{}, err
+		}
+		logger.Info("web", "built", len(wasm), "took", time.Since(t0).Round(time.Millisecond))
+		return web.Assets{WASM: wasm, WasmExecJS: execJS}, nil
+	}, nil
 }
 
 // tokenHandler hands out connect tokens for this server (--web-tokens):

@@ -12,6 +12,7 @@ package soak
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -55,9 +56,10 @@ type Options struct {
 	OnSample func(Sample)
 }
 
-// Sample is one look at the process.
+// Sample is one look at the process. Its JSON gives At in seconds
+// ("at_s").
 type Sample struct {
-	At         time.Duration `json:"at_s"`
+	At         time.Duration `json:"-"`
 	RSSBytes   uint64        `json:"rss_bytes"`
 	HeapBytes  uint64        `json:"heap_bytes"`
 	Goroutines int           `json:"goroutines"`
@@ -66,23 +68,64 @@ type Sample struct {
 	FloodSent  uint64        `json:"flood_packets_sent"`
 }
 
+// MarshalJSON writes the sample with its time in seconds.
+func (s Sample) MarshalJSON() ([]byte, error) {
+	type fields Sample // without this method
+	return json.Marshal(struct {
+		AtS float64 `json:"at_s"`
+		fields
+	}{s.At.Seconds(), fields(s)})
+}
+
+// ServerCounters are the server's counters a soak reports (server.Stats).
+type ServerCounters struct {
+	Frames        uint64 `json:"frames"`
+	FramesLate    uint64 `json:"frames_late"`
+	Connects      uint64 `json:"connects"`
+	Refused       uint64 `json:"refused"`
+	Timeouts      uint64 `json:"timeouts"`
+	Disconnects   uint64 `json:"disconnects"`
+	Challenges    uint64 `json:"challenges"`
+	BadCookies    uint64 `json:"bad_cookies"`
+	BadPackets    uint64 `json:"bad_packets"`
+	UnknownConn   uint64 `json:"unknown_connection"`
+	AuthFailures  uint64 `json:"auth_failures"`
+	WrongSource   uint64 `json:"wrong_source"`
+	TokensRefused uint64 `json:"tokens_refused"`
+	Throttled     uint64 `json:"throttled"`
+	Queries       uint64 `json:"queries"`
+}
+
+func serverCounters(st server.Stats) ServerCounters {
+	return ServerCounters{Frames: st.Frames, FramesLate: st.FramesLate, Connects: st.Connects, Refused: st.Refused,
+		Timeouts: st.Timeouts, Disconnects: st.Disconnects, Challenges: st.Challenges, BadCookies: st.BadCookies,
+		BadPackets: st.BadPackets, UnknownConn: st.UnknownConn, AuthFailures: st.AuthFailures, WrongSource: st.WrongSource,
+		TokensRefused: st.TokensRefused, Throttled: st.Throttled, Queries: st.Queries}
+}
+
 // Result is a run's outcome.
 type Result struct {
-	Clients  int      `json:"clients"`
-	Duration float64  `json:"duration_s"`
-	Samples  []Sample `json:"samples"`
+	Clients  int     `json:"clients"`
+	Duration float64 `json:"duration_s"` // the measured period, in seconds
+	// Stopped: the context ended the run before its duration (SIGINT);
+	// the figures cover the time played until then.
+	Stopped bool     `json:"stopped"`
+	Samples []Sample `json:"samples"`
 	// RSS after the warm-up: first, min, max, and the largest deviation
 	// from the first as a fraction (the ±10% verdict).
-	RSSAfterWarmup, RSSMin, RSSMax uint64
-	RSSDeviation                   float64 `json:"rss_deviation"`
+	RSSAfterWarmup uint64  `json:"rss_after_warmup_bytes"`
+	RSSMin         uint64  `json:"rss_min_bytes"`
+	RSSMax         uint64  `json:"rss_max_bytes"`
+	RSSDeviation   float64 `json:"rss_deviation"`
 	// Snapshots per client per second in the baseline and during the
 	// measured period, per client; MinRatio is the lowest measured/baseline.
-	BaselineRate, MeasuredRate []float64
-	MinRatio                   float64 `json:"min_snapshot_ratio"`
+	BaselineRate []float64 `json:"baseline_snapshots_per_s,omitempty"` // with FloodRate
+	MeasuredRate []float64 `json:"snapshots_per_s"`
+	MinRatio     float64   `json:"min_snapshot_ratio"`
 	// Disconnects counts clients not connected at the end; Server the
 	// server's counters.
-	Disconnects int          `json:"disconnects"`
-	Server      server.Stats `json:"server"`
+	Disconnects int            `json:"disconnects"`
+	Server      ServerCounters `json:"server"`
 	// FloodPackets and FloodRate: malformed packets sent, per second
 	// achieved; ReaderDrops the server socket reader's drops.
 	FloodPackets uint64  `json:"flood_packets"`
@@ -155,16 +198,23 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		go func() { defer wg.Done(); r.Run(cctx) }()
 		r.Do(ctx, func(_ time.Duration, c *client.Client) { cl = c })
 	}
+	// snapshots reads every client's count through cctx, which lives
+	// until the end, not ctx, which a SIGINT ends: a cancelled read left
+	// zeros that the rates subtracted from the earlier counts. A client
+	// whose Runner has returned (disconnected) is read after it.
 	snapshots := func() ([]uint64, int) {
 		out := make([]uint64, len(clients))
 		connected := 0
 		for i, r := range clients {
-			r.Do(ctx, func(_ time.Duration, c *client.Client) {
+			read := func(c *client.Client) {
 				out[i] = c.Stats().SnapshotsReceived
 				if c.State() == client.Connected {
 					connected++
 				}
-			})
+			}
+			if !r.Do(cctx, func(_ time.Duration, c *client.Client) { read(c) }) {
+				r.After(read)
+			}
 		}
 		return out, connected
 	}
@@ -173,7 +223,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if _, n := snapshots(); n == o.Clients {
 			break
 		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
+		if ctx.Err() != nil {
+			_, n := snapshots()
+			return nil, fmt.Errorf("soak: stopped while the clients joined (%d of %d connected)", n, o.Clients)
+		}
+		if time.Now().After(deadline) {
 			_, n := snapshots()
 			return nil, fmt.Errorf("soak: %d of %d clients connected after 30 s", n, o.Clients)
 		}
@@ -214,30 +268,21 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return ctx.Err()
 		}
 	}
-	rate := func(a, b []uint64, d time.Duration) []float64 {
-		out := make([]float64, len(a))
-		for i := range a {
-			out[i] = float64(b[i]-a[i]) / d.Seconds()
-		}
-		return out
-	}
 
 	sample()
 	if o.FloodRate > 0 && o.Baseline > 0 {
 		a, _ := snapshots()
 		t0 := time.Now()
-		if err := wait(o.Baseline); err != nil {
-			return nil, err
-		}
+		res.Stopped = wait(o.Baseline) != nil
 		b, _ := snapshots()
-		res.BaselineRate = rate(a, b, time.Since(t0))
+		res.BaselineRate = rates(a, b, time.Since(t0))
 		sample()
 	}
 	floodCtx, stopFlood := context.WithCancel(ctx)
 	defer stopFlood()
 	var floodWG sync.WaitGroup
 	floodStart := time.Now()
-	if o.FloodRate > 0 {
+	if o.FloodRate > 0 && !res.Stopped {
 		for k := range o.FloodSenders {
 			conn, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, byte(2 + k)}), 0)))
 			if err != nil {
@@ -255,8 +300,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	t0 := time.Now()
 	end := t0.Add(o.Duration)
 	warmed := false
-	for time.Now().Before(end) {
+	for !res.Stopped && time.Now().Before(end) {
 		if err := wait(min(o.Interval, time.Until(end))); err != nil {
+			res.Stopped = true
 			break
 		}
 		s := sample()
@@ -276,7 +322,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		res.FloodRate = float64(res.FloodPackets) / time.Since(floodStart).Seconds()
 	}
 	res.Duration = elapsed.Seconds()
-	res.MeasuredRate = rate(a, b, elapsed)
+	res.MeasuredRate = rates(a, b, elapsed)
 	if res.RSSAfterWarmup > 0 {
 		lo := float64(res.RSSAfterWarmup-res.RSSMin) / float64(res.RSSAfterWarmup)
 		hi := float64(res.RSSMax-res.RSSAfterWarmup) / float64(res.RSSAfterWarmup)
@@ -289,11 +335,24 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	res.Disconnects = o.Clients - connected
-	srv.Do(context.Background(), func(_ time.Duration, s *server.Server) { res.Server = s.Stats() })
+	srv.Do(context.Background(), func(_ time.Duration, s *server.Server) { res.Server = serverCounters(s.Stats()) })
 	_, res.ReaderDrops = srv.ReadStats()
 	stopClients()
 	stopSrv()
 	return res, nil
+}
+
+// rates are the snapshots per second of each client between the counts a
+// and b taken d apart: 0 for a count that did not grow or an empty
+// period (never the wrap-around of b < a, nor a division by zero).
+func rates(a, b []uint64, d time.Duration) []float64 {
+	out := make([]float64, len(a))
+	for i := range a {
+		if i < len(b) && b[i] > a[i] && d > 0 {
+			out[i] = float64(b[i]-a[i]) / d.Seconds()
+		}
+	}
+	return out
 }
 
 // flood sends malformed packets of many kinds at about rate per second,
@@ -393,7 +452,10 @@ func rss() uint64 {
 // Summary is a one-paragraph report of r.
 func (r *Result) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d clients, %.0f s: %d disconnected; ", r.Clients, r.Duration, r.Disconnects)
+	if r.Stopped {
+		b.WriteString("stopped early: ")
+	}
+	fmt.Fprintf(&b, "%d clients, %.1f s: %d disconnected; ", r.Clients, r.Duration, r.Disconnects)
 	if r.RSSAfterWarmup > 0 {
 		fmt.Fprintf(&b, "RSS after warm-up %.1f MB (min %.1f, max %.1f: %.1f%% deviation); ",
 			mb(r.RSSAfterWarmup), mb(r.RSSMin), mb(r.RSSMax), 100*r.RSSDeviation)

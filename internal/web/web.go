@@ -74,6 +74,9 @@ func Build(ctx context.Context, goBin, root, dir string) (wasm, execJS []byte, e
 	cmd := exec.CommandContext(ctx, goBin, "build", "-tags", "play", "-trimpath", "-ldflags=-s -w", "-o", out, "./cmd/snapwire-play")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0")
+	// A cancelled build (serve stopped during it) kills go, whose
+	// compilers may keep the output pipe open: stop waiting for them.
+	cmd.WaitDelay = time.Second
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return nil, nil, fmt.Errorf("go build (js/wasm) of cmd/snapwire-play: %w\n%s", err, b)
 	}
