@@ -144,10 +144,47 @@ func TestServersPerAddr(t *testing.T) {
 	}
 	// Expiry frees the address's share.
 	r.m.Expire(time.Hour)
-	if r.m.Len() != 0 || len(r.m.perAddr) != 0 {
-		t.Errorf("after expiry: %d listed, %d addresses counted", r.m.Len(), len(r.m.perAddr))
+	if r.m.Len() != 0 || len(r.m.hosts) != 0 {
+		t.Errorf("after expiry: %d listed, %d addresses counted", r.m.Len(), len(r.m.hosts))
 	}
 	r.register(t, time.Hour, netip.AddrPortFrom(host, 27999), info68)
+}
+
+// A full table makes room for a server from an address with fewer: the
+// address with the most gives up its least recently verified one, until
+// the shares differ by at most one; every count stays consistent.
+//
+// Guards against: a table that hosts fill and keep (1,600 addresses of
+// 16 servers would, with MaxServersPerAddr alone).
+func TestFairEviction(t *testing.T) {
+	r := newRig(Config{MaxServers: 10, MaxServersPerAddr: 6})
+	big, mid := netip.MustParseAddr("10.2.0.1"), netip.MustParseAddr("10.2.0.2")
+	for p := range 6 {
+		r.register(t, time.Duration(p)*time.Second, netip.AddrPortFrom(big, uint16(1000+p)), info68)
+	}
+	for p := range 4 {
+		r.register(t, 10*time.Second, netip.AddrPortFrom(mid, uint16(1000+p)), info68)
+	}
+	// Full. A new address: big (6) gives up its oldest, port 1000.
+	r.register(t, 11*time.Second, srv(1), info68)
+	if r.m.servers[netip.AddrPortFrom(big, 1000)] != nil || r.m.servers[srv(1)] == nil {
+		t.Errorf("big's oldest not evicted for a new address")
+	}
+	// mid (4) adds one: big has 5, 5 > 4+1 is false: refused.
+	r.register(t, 12*time.Second, netip.AddrPortFrom(mid, 2000), info68)
+	if r.m.servers[netip.AddrPortFrom(mid, 2000)] != nil {
+		t.Errorf("an address with 4 took from one with 5")
+	}
+	// New addresses take from big and mid down to 1 each... until all hold
+	// 1 or 2.
+	for i := range 20 {
+		r.register(t, 13*time.Second, srv(100+i), info68)
+	}
+	if r.m.Len() != 10 || len(r.m.hosts[big]) > 2 || len(r.m.hosts[mid]) > 2 {
+		t.Errorf("%d listed; big %d, mid %d", r.m.Len(), len(r.m.hosts[big]), len(r.m.hosts[mid]))
+	}
+	checkIndexes(t, r.m)
+	t.Logf("stats %+v", r.m.Stats())
 }
 
 // The getinfo challenges, unproven answers and proven listings have their
@@ -296,6 +333,75 @@ func FuzzNoAmplification(f *testing.F) {
 		}
 		if sent > 4*len(pkt) {
 			t.Fatalf("%d bytes sent for a %d-byte packet %q", sent, len(pkt), pkt)
+		}
+	})
+}
+
+// checkIndexes fails t when the master's table and its indexes disagree.
+func checkIndexes(t *testing.T, m *Master) {
+	t.Helper()
+	n := 0
+	for a, h := range m.hosts {
+		n += len(h)
+		if len(h) == 0 || len(h) > m.cfg.MaxServersPerAddr {
+			t.Fatalf("%v holds %d", a, len(h))
+		}
+		if _, ok := m.byCount[len(h)][a]; !ok {
+			t.Fatalf("%v with %d servers not in byCount", a, len(h))
+		}
+		for _, e := range h {
+			if m.servers[e.Addr] != e || e.Addr.Addr() != a {
+				t.Fatalf("hosts[%v] holds a stray entry %v", a, e.Addr)
+			}
+		}
+	}
+	for c, set := range m.byCount {
+		for a := range set {
+			if len(m.hosts[a]) != c {
+				t.Fatalf("%v in byCount[%d] holds %d", a, c, len(m.hosts[a]))
+			}
+		}
+	}
+	for i, e := range m.order {
+		if e.at != i || m.servers[e.Addr] != e {
+			t.Fatalf("order[%d] inconsistent", i)
+		}
+	}
+	if n != len(m.order) || len(m.servers) != n || n > m.cfg.MaxServers {
+		t.Fatalf("hosts %d, order %d, servers %d, max %d", n, len(m.order), len(m.servers), m.cfg.MaxServers)
+	}
+}
+
+// FuzzTable: any sequence of registrations from a few addresses and
+// ports, refreshes and expiries keeps the table within its bounds and its
+// indexes consistent. Each pair of bytes is one step: the first picks an
+// address (its low 3 bits) and port (the next 2), or an expiry (0xff);
+// the second advances the clock by that many seconds.
+func FuzzTable(f *testing.F) {
+	f.Add([]byte{0, 1, 1, 1, 2, 1, 8, 1, 9, 1, 16, 1, 17, 1, 24, 1, 3, 1, 4, 1, 5, 1, 0xff, 200})
+	f.Add([]byte{0, 0, 8, 0, 16, 0, 24, 0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		if len(ops) > 400 {
+			return
+		}
+		const lots = 1 << 30
+		r := newRig(Config{MaxServers: 6, MaxServersPerAddr: 3, Expire: time.Minute,
+			GlobalPerSecond: lots, HeartbeatBurst: lots})
+		now := time.Duration(0)
+		for i := 0; i+1 < len(ops); i += 2 {
+			now += time.Duration(ops[i+1]) * time.Second
+			if ops[i] == 0xff {
+				r.m.Expire(now)
+			} else {
+				a := netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 3, 0, ops[i] & 7}), 27960+uint16(ops[i]>>3&3))
+				r.m.HandlePacket(now, a, oobPkt("heartbeat QuakeArena-1\n"))
+				for _, s := range r.take() {
+					if ch, ok := strings.CutPrefix(string(s.p[4:]), "getinfo "); ok {
+						r.m.HandlePacket(now, a, oobPkt("infoResponse\n\\challenge\\"+ch+info68))
+					}
+				}
+			}
+			checkIndexes(t, r.m)
 		}
 	})
 }

@@ -15,7 +15,9 @@
 //   - An entry expires when no verified infoResponse refreshed it for
 //     Config.Expire (servers heartbeat every 5 minutes in ioq3). One IP
 //     address holds at most Config.MaxServersPerAddr entries, so a few
-//     hosts cannot fill the table.
+//     hosts cannot fill the table; when it is full anyway, the address
+//     with the most entries gives one up to an address with at least two
+//     fewer, so a new host gets in until every listed host holds one.
 //   - "getservers PROTOCOL [empty] [full]" is answered with
 //     "getserversResponse" packets: each entry a backslash then 4 bytes of
 //     IPv4 address and 2 of port, big-endian; the last packet ends with
@@ -152,6 +154,9 @@ type Stats struct {
 	// or global limits; Full the servers not listed because the table, or
 	// their address's share of it, was full.
 	RateLimited, Full, Expired, Malformed uint64
+	// Evicted counts the servers unlisted, when the table was full, to
+	// make room for one from an address with at least two fewer.
+	Evicted uint64
 	// Cookies counts the getserversCookie answered; Unproven the
 	// getservers answered in one bounded packet for want of a cookie.
 	Cookies, Unproven uint64
@@ -186,11 +191,14 @@ type Master struct {
 	cfg     Config
 	send    func(to netip.AddrPort, p []byte)
 	servers map[netip.AddrPort]*entry
-	order   []*entry           // the listed servers, in no order (unproven answers' window)
-	perAddr map[netip.Addr]int // listed servers per IP address
-	cursor  int                // where the next unproven answer's window starts
-	beats   *query.Limiter     // heartbeats per IP
-	queries *query.Limiter     // getservers and getserversCookie per IP
+	order   []*entry                // the listed servers, in no order (unproven answers' window)
+	hosts   map[netip.Addr][]*entry // listed servers per IP address
+	// byCount[n] holds the addresses with n servers listed (n ≥ 1): the
+	// fullest is found in MaxServersPerAddr steps, whatever the table.
+	byCount []map[netip.Addr]struct{}
+	cursor  int            // where the next unproven answer's window starts
+	beats   *query.Limiter // heartbeats per IP
+	queries *query.Limiter // getservers and getserversCookie per IP
 	// Global budgets: getinfo challenges, proven listings, unproven answers.
 	challenges, listings, unproven budget
 	stats                          Stats
@@ -205,7 +213,8 @@ func New(cfg Config, send func(to netip.AddrPort, p []byte)) *Master {
 	return &Master{
 		cfg: cfg, send: send,
 		servers:    map[netip.AddrPort]*entry{},
-		perAddr:    map[netip.Addr]int{},
+		hosts:      map[netip.Addr][]*entry{},
+		byCount:    makeCounts(cfg.MaxServersPerAddr),
 		beats:      query.NewLimiter(4096, cfg.HeartbeatBurst, cfg.HeartbeatPeriod),
 		queries:    query.NewLimiter(4096, cfg.QueryBurst, cfg.QueryPeriod),
 		challenges: budget{max: cfg.GlobalPerSecond},
@@ -260,11 +269,73 @@ func (m *Master) remove(e *entry) {
 	m.order[len(m.order)-1] = nil
 	m.order = m.order[:len(m.order)-1]
 	delete(m.servers, e.Addr)
-	if a := e.Addr.Addr(); m.perAddr[a] <= 1 {
-		delete(m.perAddr, a)
-	} else {
-		m.perAddr[a]--
+	a := e.Addr.Addr()
+	h := m.hosts[a]
+	m.count(a, len(h), len(h)-1)
+	if len(h) == 1 {
+		delete(m.hosts, a)
+		return
 	}
+	i := slices.Index(h, e)
+	h[i] = h[len(h)-1]
+	h[len(h)-1] = nil
+	m.hosts[a] = h[:len(h)-1]
+}
+
+func makeCounts(perAddr int) []map[netip.Addr]struct{} {
+	c := make([]map[netip.Addr]struct{}, perAddr+1)
+	for i := range c {
+		c[i] = map[netip.Addr]struct{}{}
+	}
+	return c
+}
+
+// count moves address a from byCount[from] to byCount[to].
+func (m *Master) count(a netip.Addr, from, to int) {
+	if from > 0 {
+		delete(m.byCount[from], a)
+	}
+	if to > 0 {
+		m.byCount[to][a] = struct{}{}
+	}
+}
+
+// add lists a new server at from. When the table is full, the address
+// with the most servers gives up its least recently verified one, if it
+// has at least two more than from's address: the table is shared fairly,
+// and a new host gets in until every host listed holds one server.
+func (m *Master) add(from netip.AddrPort) *entry {
+	a := from.Addr()
+	n := len(m.hosts[a])
+	if n >= m.cfg.MaxServersPerAddr {
+		return nil
+	}
+	if len(m.order) >= m.cfg.MaxServers {
+		top := len(m.byCount) - 1
+		for top > n+1 && len(m.byCount[top]) == 0 {
+			top--
+		}
+		if top <= n+1 {
+			return nil
+		}
+		for b := range m.byCount[top] {
+			victim := m.hosts[b][0]
+			for _, e := range m.hosts[b][1:] {
+				if e.Verified < victim.Verified {
+					victim = e
+				}
+			}
+			m.remove(victim)
+			m.stats.Evicted++
+			break
+		}
+	}
+	e := &entry{Server: Server{Addr: from}, at: len(m.order)}
+	m.servers[from] = e
+	m.order = append(m.order, e)
+	m.hosts[a] = append(m.hosts[a], e)
+	m.count(a, n, n+1)
+	return e
 }
 
 // Cookie domains: a getinfo challenge is not a getservers cookie.
@@ -338,7 +409,7 @@ func (m *Master) heartbeat(now time.Duration, from netip.AddrPort) {
 		m.stats.RateLimited++
 		return
 	}
-	if m.servers[from] == nil && m.perAddr[from.Addr()] >= m.cfg.MaxServersPerAddr {
+	if m.servers[from] == nil && len(m.hosts[from.Addr()]) >= m.cfg.MaxServersPerAddr {
 		m.stats.Full++ // its address has its share: no getinfo
 		return
 	}
@@ -368,14 +439,10 @@ func (m *Master) infoResponse(now time.Duration, from netip.AddrPort, pkt []byte
 	}
 	e := m.servers[from]
 	if e == nil {
-		if len(m.order) >= m.cfg.MaxServers || m.perAddr[from.Addr()] >= m.cfg.MaxServersPerAddr {
+		if e = m.add(from); e == nil {
 			m.stats.Full++
 			return
 		}
-		e = &entry{Server: Server{Addr: from}, at: len(m.order)}
-		m.servers[from] = e
-		m.order = append(m.order, e)
-		m.perAddr[from.Addr()]++
 	}
 	num := func(k string) int { v, _ := strconv.Atoi(info.Value(k)); return v }
 	s := &e.Server
