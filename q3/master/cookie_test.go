@@ -1,7 +1,6 @@
 package master
 
 import (
-	"fmt"
 	"net/netip"
 	"strings"
 	"testing"
@@ -279,6 +278,8 @@ func BenchmarkPacketAt4096(b *testing.B) {
 	r.m.send = func(netip.AddrPort, []byte) {}
 	junk := oobPkt("getstatus xyz")
 	gs := oobPkt("getservers 68 empty full\n")
+	forged := oobPkt("infoResponse\n\\challenge\\abc123" + info68)
+	hb := oobPkt("heartbeat QuakeArena-1\n")
 	from := netip.MustParseAddrPort("198.51.100.1:5000")
 	for _, c := range []struct {
 		name string
@@ -288,6 +289,8 @@ func BenchmarkPacketAt4096(b *testing.B) {
 		{"junk+Len", func() { r.m.HandlePacket(time.Second, from, junk); _ = r.m.Len() }},
 		{"junk+Servers", func() { r.m.HandlePacket(time.Second, from, junk); _ = len(r.m.Servers()) }},
 		{"getservers", func() { r.m.HandlePacket(time.Second, from, gs) }},
+		{"forged-infoResponse", func() { r.m.HandlePacket(time.Second, from, forged) }},
+		{"heartbeat", func() { r.m.HandlePacket(time.Second, from, hb) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -296,7 +299,6 @@ func BenchmarkPacketAt4096(b *testing.B) {
 			}
 		})
 	}
-	_ = fmt.Sprint
 }
 
 // FuzzNoAmplification: whatever one packet from an address without a

@@ -44,10 +44,12 @@
 package master
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
+	"hash"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -201,6 +203,7 @@ type Master struct {
 	queries *query.Limiter // getservers and getserversCookie per IP
 	// Global budgets: getinfo challenges, proven listings, unproven answers.
 	challenges, listings, unproven budget
+	mac                            hash.Hash // HMAC-SHA256 keyed with Config.Secret
 	stats                          Stats
 	lastGC                         time.Duration
 	buf                            []byte
@@ -221,6 +224,7 @@ func New(cfg Config, send func(to netip.AddrPort, p []byte)) *Master {
 		listings:   budget{max: cfg.ListPerSecond},
 		unproven:   budget{max: cfg.UnprovenPerSecond},
 		buf:        make([]byte, 0, maxPacket),
+		mac:        hmac.New(sha256.New, cfg.Secret),
 	}
 }
 
@@ -344,12 +348,15 @@ const (
 	domainCookie    = 'k'
 )
 
-// token is the challenge or cookie of addr in time bucket b: HMAC-SHA256
-// over the domain, the address (16 bytes), port and bucket, 52 bits of it
-// in base 36 (at most 11 characters: a getinfo stays no larger than a
-// heartbeat, and Quake 3 servers echo it as a plain token).
+// token is the challenge or cookie of addr in time bucket b: 51 bits of
+// HMAC-SHA256 over the domain, the address (16 bytes), port and bucket,
+// then the bucket's low bit, in base 36 (at most 11 characters: a getinfo
+// stays no larger than a heartbeat, and Quake 3 servers echo it as a
+// plain token). The bit tells valid which bucket to check: one HMAC per
+// token checked.
 func (m *Master) token(domain byte, addr netip.AddrPort, b int64) string {
-	mac := hmac.New(sha256.New, m.cfg.Secret)
+	mac := m.mac
+	mac.Reset()
 	var buf [27]byte
 	buf[0] = domain
 	a := addr.Addr().As16()
@@ -358,21 +365,24 @@ func (m *Master) token(domain byte, addr netip.AddrPort, b int64) string {
 	binary.LittleEndian.PutUint64(buf[19:], uint64(b))
 	mac.Write(buf[:])
 	var sum [sha256.Size]byte
-	return strconv.FormatUint(binary.LittleEndian.Uint64(mac.Sum(sum[:0]))&(1<<52-1), 36)
+	v := binary.LittleEndian.Uint64(mac.Sum(sum[:0]))&(1<<51-1)<<1 | uint64(b&1)
+	return strconv.FormatUint(v, 36)
 }
 
 func (m *Master) bucket(now time.Duration) int64 { return int64(now / m.cfg.ChallengeTimeout) }
 
 // valid reports whether tok is addr's token of now's time bucket or the
-// one before.
+// one before (the one whose low bit tok carries).
 func (m *Master) valid(domain byte, addr netip.AddrPort, tok string, now time.Duration) bool {
-	b := m.bucket(now)
-	for _, k := range [2]int64{b, b - 1} {
-		if hmac.Equal([]byte(m.token(domain, addr, k)), []byte(tok)) {
-			return true
-		}
+	v, err := strconv.ParseUint(tok, 36, 64)
+	if err != nil || v >= 1<<52 {
+		return false
 	}
-	return false
+	b := m.bucket(now)
+	if uint64(b&1) != v&1 {
+		b--
+	}
+	return hmac.Equal([]byte(m.token(domain, addr, b)), []byte(tok))
 }
 
 // HandlePacket handles one datagram from from.
@@ -384,16 +394,17 @@ func (m *Master) HandlePacket(now time.Duration, from netip.AddrPort, pkt []byte
 		m.stats.Malformed++
 		return
 	}
-	text := string(pkt[4:])
+	text := pkt[4:] // not a string: no copy of a junk packet
+	has := func(p string) bool { return bytes.HasPrefix(text, []byte(p)) }
 	switch {
-	case strings.HasPrefix(text, "heartbeat"):
+	case has("heartbeat"):
 		m.heartbeat(now, from)
-	case strings.HasPrefix(text, "infoResponse"):
+	case has("infoResponse"):
 		m.infoResponse(now, from, pkt)
-	case strings.HasPrefix(text, CookieRequest):
+	case has(CookieRequest):
 		m.cookie(now, from, len(pkt))
-	case strings.HasPrefix(text, "getservers ") && !strings.HasPrefix(text, "getserversExt"):
-		m.getservers(now, from, text, len(pkt))
+	case has("getservers ") && !has("getserversExt"):
+		m.getservers(now, from, string(text), len(pkt))
 	default:
 		m.stats.Malformed++
 	}
@@ -426,6 +437,10 @@ func (m *Master) infoResponse(now time.Duration, from netip.AddrPort, pkt []byte
 		m.stats.Malformed++
 		return
 	}
+	if !m.mayHaveChallenge(now, from, pkt) {
+		m.stats.BadChallenges++ // a forgery, spared the parse
+		return
+	}
 	msg, err := oob.ParseServerPacket(pkt)
 	ir, isInfo := msg.(*oob.InfoResponse)
 	if err != nil || !isInfo {
@@ -450,6 +465,29 @@ func (m *Master) infoResponse(now time.Duration, from netip.AddrPort, pkt []byte
 	s.Hostname, s.MapName, s.GameName = info.Value("hostname"), info.Value("mapname"), info.Value("gamename")
 	s.Verified = now
 	m.stats.Verified++
+}
+
+// mayHaveChallenge reports whether one of the first 4 "\\challenge\\"
+// values in pkt is from's challenge: a cheap look before the parse, which
+// then checks the challenge key itself.
+func (m *Master) mayHaveChallenge(now time.Duration, from netip.AddrPort, pkt []byte) bool {
+	const key = "\\challenge\\"
+	rest := pkt
+	for range 4 {
+		i := bytes.Index(rest, []byte(key))
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(key):]
+		v := rest
+		if j := bytes.IndexAny(v, "\\\n"); j >= 0 {
+			v = v[:j]
+		}
+		if len(v) <= 11 && m.valid(domainChallenge, from, string(v), now) {
+			return true
+		}
+	}
+	return false
 }
 
 // CookieRequest asks the master for a getservers cookie: send it, padded
@@ -522,21 +560,24 @@ func (m *Master) getservers(now time.Duration, from netip.AddrPort, text string,
 		m.stats.Malformed++
 		return
 	}
-	var empty, full, proven bool
+	var empty, full bool
+	cookie := ""
 	for _, a := range args[1:] {
 		switch {
 		case a == "empty":
 			empty = true
 		case a == "full":
 			full = true
-		case strings.HasPrefix(a, "cookie="):
-			proven = m.valid(domainCookie, from, a[len("cookie="):], now)
+		case strings.HasPrefix(a, "cookie=") && cookie == "":
+			cookie = a[len("cookie="):]
 		}
 	}
 	if !m.queries.Allow(now, from.Addr()) {
 		m.stats.RateLimited++
 		return
 	}
+	// One cookie checked (two HMACs), after the rate limit.
+	proven := cookie != "" && m.valid(domainCookie, from, cookie, now)
 	match := func(s *Server) bool {
 		return s.Protocol == proto && (empty || s.Clients > 0) && (full || s.MaxClients == 0 || s.Clients < s.MaxClients)
 	}
