@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strconv"
 	"testing"
 	"time"
 
@@ -32,7 +33,7 @@ func TestTokenHandlerRateLimited(t *testing.T) {
 	// none unless this loop takes 20 s).
 	var ok, limited int
 	for i := range 30 {
-		w := get("198.51.100.7:" + string(rune('0'+i%10)) + "000")
+		w := get("198.51.100.7:" + strconv.Itoa(40000+i)) // a new port each time
 		switch w.Code {
 		case http.StatusOK:
 			if _, err := token.Parse(w.Body.String()); err != nil {
