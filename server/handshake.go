@@ -185,17 +185,19 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 			return
 		}
 		s.connects.add(from.Addr(), bucket)
-		n := 0
-		for _, c := range s.slots {
-			if c != nil && c.addr.Addr() == from.Addr() {
-				n++
-			}
+	}
+	// Per IP address, secure or not: tokens handed to anyone who asks
+	// (serve --web-tokens) must not let one host take every slot.
+	n := 0
+	for _, c := range s.slots {
+		if c != nil && c.addr.Addr() == from.Addr() {
+			n++
 		}
-		if n >= s.cfg.MaxClientsPerIP {
-			s.stats.Throttled++
-			s.refuse(from, m.Nonce, proto.ReasonTooManyFromIP)
-			return
-		}
+	}
+	if n >= s.cfg.MaxClientsPerIP {
+		s.stats.Throttled++
+		s.refuseKey(from, m.Nonce, proto.ReasonTooManyFromIP, key)
+		return
 	}
 	if s.cfg.Password != "" && s.pwFails.count(from.Addr(), bucket) >= s.cfg.MaxPasswordFailures {
 		s.stats.Throttled++

@@ -62,8 +62,9 @@ type Config struct {
 	// Logger receives one event per connect, disconnect, timeout, refusal,
 	// rate-limit refusal and map change (log.go); nil logs nothing.
 	Logger *slog.Logger
-	// MaxClientsPerIP bounds the clients from one IP address with the
-	// insecure handshake [4]; a secure server relies on its tokens.
+	// MaxClientsPerIP bounds the clients from one IP address [4], secure
+	// or not: a token does not say who may hold how many slots, and one
+	// host with many tokens would fill the server otherwise.
 	MaxClientsPerIP int
 	// MaxConnectAttempts bounds the connects with a valid cookie an
 	// insecure server processes per IP address and cookie lifetime [16]

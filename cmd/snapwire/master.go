@@ -89,7 +89,7 @@ func serveMaster(ctx context.Context, listen string, expire time.Duration, logge
 		} else {
 			m.Expire(now)
 		}
-		if l := len(m.Servers()); l != listed {
+		if l := m.Len(); l != listed { // not Servers: a copy and sort per packet
 			logger.Info("servers", "listed", l)
 			listed = l
 		}
@@ -144,11 +144,14 @@ func runServers(args []string, stdout io.Writer) error {
 	buf := make([]byte, 2048)
 	seen := map[netip.AddrPort]bool{}
 	var addrs []netip.AddrPort
+	// A cookie proves our address, so the master sends the whole list
+	// (package master); without one (an older master) we get a part.
+	cookie := masterCookie(conn, ap, *timeout)
 	for _, p := range splitList(*protocols) {
 		if _, err := strconv.Atoi(p); err != nil {
 			return fmt.Errorf("--protocol %q: %w", p, err)
 		}
-		if _, err := conn.WriteToUDPAddrPort([]byte("\xff\xff\xff\xffgetservers "+p+" empty full\n"), ap); err != nil {
+		if _, err := conn.WriteToUDPAddrPort([]byte("\xff\xff\xff\xffgetservers "+p+" empty full"+cookie+"\n"), ap); err != nil {
 			return err
 		}
 		// Packets until the one with EOT, bounded by the timeout.

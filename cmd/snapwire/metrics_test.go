@@ -66,7 +66,7 @@ func TestServeMetrics(t *testing.T) {
 	var srvOut syncBuffer
 	srvDone := make(chan error, 1)
 	go func() {
-		srvDone <- serve(srvCtx, serveOptions{listen: "127.0.0.1:0", tick: 60, snaps: 20, maxClients: 16, keyFile: keyFile,
+		srvDone <- serve(srvCtx, serveOptions{listen: "127.0.0.1:0", tick: 60, snaps: 20, maxClients: 16, maxPerIP: 16, keyFile: keyFile,
 			metrics: "127.0.0.1:0", pprof: true}, &srvOut)
 	}()
 	defer func() { stopSrv(); <-srvDone }()

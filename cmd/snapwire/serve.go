@@ -46,6 +46,7 @@ type serveOptions struct {
 	tick       int
 	snaps      int
 	maxClients int
+	maxPerIP   int
 	workers    int
 	password   string
 	rate       int
@@ -75,6 +76,7 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	fs.IntVar(&o.tick, "tick", 60, "game frames per second (DOOM III: 60)")
 	fs.IntVar(&o.snaps, "snaps", 20, "snapshots per second per client (10..60)")
 	fs.IntVar(&o.maxClients, "max-clients", 8, "player slots (1..64)")
+	fs.IntVar(&o.maxPerIP, "max-clients-per-ip", 4, "player slots one IP address may hold, secure or not (1..64)")
 	fs.IntVar(&o.workers, "snapshot-workers", 1, "goroutines that build each frame's snapshots (1..64; the same bytes as 1)")
 	fs.StringVar(&o.password, "password", "", "password clients must give")
 	fs.IntVar(&o.rate, "rate", 0, "byte rate per client, UDP/IP headers included (0: unlimited)")
@@ -141,6 +143,8 @@ func parseServeFlags(args []string) (serveOptions, error) {
 		return o, fmt.Errorf("--snaps %d: want 10..60", o.snaps)
 	case o.maxClients < 1 || o.maxClients > 64:
 		return o, fmt.Errorf("--max-clients %d: want 1..64", o.maxClients)
+	case o.maxPerIP < 1 || o.maxPerIP > 64:
+		return o, fmt.Errorf("--max-clients-per-ip %d: want 1..64", o.maxPerIP)
 	case o.rate < 0 || o.status < 0:
 		return o, errors.New("--rate and --status must not be negative")
 	}
@@ -192,6 +196,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 		FrameRate:       o.tick,
 		SnapshotRate:    o.snaps,
 		MaxClients:      o.maxClients,
+		MaxClientsPerIP: o.maxPerIP,
 		SnapshotWorkers: o.workers,
 		Password:        o.password,
 		Seed:            binary.LittleEndian.Uint64(seed[:]), // game ids; secret and connection ids come from crypto/rand

@@ -20,6 +20,7 @@ import (
 
 	"github.com/snapwire/snapwire/internal/rtc"
 	"github.com/snapwire/snapwire/internal/web"
+	"github.com/snapwire/snapwire/q3/query"
 	"github.com/snapwire/snapwire/server"
 	"github.com/snapwire/snapwire/token"
 )
@@ -134,14 +135,17 @@ func webAssets(o serveOptions, logger *slog.Logger) (*web.Assets, func(context.C
 }
 
 // tokenHandler hands out connect tokens for this server (--web-tokens):
-// 30 s to use, a session timeout of 10 s, a random client id. Anyone who
+// 30 s to use, a session timeout of 10 s, a random client id, at most
+// tokenBurst to one address and then one per tokenPeriod. Anyone who
 // can reach it gets one; the sessions are still encrypted and a token
 // still binds to the first address that uses it.
 func tokenHandler(key token.Key, servers []netip.AddrPort) http.Handler {
 	if len(servers) > token.MaxServers {
 		servers = servers[len(servers)-token.MaxServers:]
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	l := query.NewLimiter(tokenBuckets, tokenBurst, tokenPeriod)
+	return limitPerAddr(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var id [8]byte
 		rand.Read(id[:])
 		tok, err := token.Issue(key, token.Params{ProtocolID: arenaProtocolID, ClientID: binary.LittleEndian.Uint64(id[:]),
@@ -153,5 +157,5 @@ func tokenHandler(key token.Key, servers []netip.AddrPort) http.Handler {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		fmt.Fprint(w, tok.String())
-	})
+	}), l, tokenPeriod, func() time.Duration { return time.Since(start) })
 }

@@ -30,8 +30,8 @@ const Channel = "snapwire"
 // given (loopback included: pion skips loopback unless asked), no mDNS
 // (no multicast socket; a browser's mDNS-named candidate is still reached
 // as a peer-reflexive one when its checks arrive, RFC 8445 §7.3.1.3),
-// pion's logs at debug level on logger (pionLogs), and ICE timeouts shorter than pion's defaults so a vanished peer is
-// closed in seconds.
+// pion's logs at debug level on logger (pionLogs), ICE timeouts shorter than pion's defaults so a vanished peer is
+// closed in seconds, and no media engine or interceptors.
 func newAPI(hostIPs []netip.Addr, logger *slog.Logger) *webrtc.API {
 	var se webrtc.SettingEngine
 	se.LoggerFactory = pionLogs{logger}
@@ -61,7 +61,10 @@ func newAPI(hostIPs []netip.Addr, logger *slog.Logger) *webrtc.API {
 			return false
 		})
 	}
-	return webrtc.NewAPI(webrtc.WithSettingEngine(se))
+	// No media: an empty media engine and interceptor registry, not
+	// pion's defaults, whose RTCP interceptors start four goroutines per
+	// peer connection that a data channel never uses.
+	return webrtc.NewAPI(webrtc.WithSettingEngine(se), webrtc.WithMediaEngine(nil), webrtc.WithInterceptorRegistry(nil))
 }
 
 // channelInit is the data channel both sides create: negotiated id 0,

@@ -27,7 +27,9 @@
 // transport over the browser's own RTCPeerConnection.
 //
 // Everything from the network is hostile: the offer's size is bounded,
-// the number of peers is bounded, a peer whose channel does not open in
-// Config.ConnectTimeout is closed, messages longer than the advertised
-// maximum close the peer, and text messages are dropped.
+// the number of peers is bounded in all, per address, and per address
+// while their channels are not open yet (Config.MaxHalfOpenPerIP), a peer
+// whose channel does not open in Config.ConnectTimeout is closed,
+// messages longer than the advertised maximum close the peer, and text
+// messages are dropped.
 package rtc

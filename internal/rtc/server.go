@@ -2,12 +2,17 @@ package rtc
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,8 +38,14 @@ type Config struct {
 	// (ServeHTTP, the request's remote address) [4]: a stranger cannot take
 	// every slot by posting offers it never connects.
 	MaxPeersPerIP int
+	// MaxHalfOpenPerIP bounds the peers from one IP address whose channel
+	// is not open yet [2]: offers never followed by ICE (half-open peers)
+	// hold a slot each until ConnectTimeout, so a few addresses could
+	// otherwise keep every slot taken.
+	MaxHalfOpenPerIP int
 	// ConnectTimeout closes a peer whose data channel is not open this
-	// long after its offer was answered [10s].
+	// long after its offer was answered [5s]; a browser's ICE, DTLS and
+	// SCTP handshakes take a few round trips.
 	ConnectTimeout time.Duration
 	// MaxOffer bounds the offer's size in bytes [16 KiB]; a browser's
 	// offer with its candidates is 1–3 KB.
@@ -55,8 +66,11 @@ func (c *Config) defaults() {
 	if c.MaxPeersPerIP <= 0 {
 		c.MaxPeersPerIP = 4
 	}
+	if c.MaxHalfOpenPerIP <= 0 {
+		c.MaxHalfOpenPerIP = 2
+	}
 	if c.ConnectTimeout <= 0 {
-		c.ConnectTimeout = 10 * time.Second
+		c.ConnectTimeout = 5 * time.Second
 	}
 	if c.MaxOffer <= 0 {
 		c.MaxOffer = 16 << 10
@@ -93,6 +107,7 @@ type Stats struct {
 type Server struct {
 	cfg    Config
 	api    *webrtc.API
+	cert   webrtc.Certificate // DTLS, one for every peer (generating one per offer costs each offer)
 	nextID atomic.Uint64
 
 	mu     sync.RWMutex
@@ -113,6 +128,8 @@ type peer struct {
 	dc   *webrtc.DataChannel
 	// ch is the detached channel, set once it opened (nil before).
 	ch       atomic.Pointer[chanBox]
+	timer    *time.Timer   // the connect timeout, stopped when the channel opens
+	open     atomic.Bool   // the channel opened: no longer half-open
 	done     chan struct{} // closed when the peer is closed
 	readDone chan struct{} // closed when the reader exits, or at close if it never started
 
@@ -139,7 +156,15 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, errors.New("rtc: Config.Inject is required")
 	}
 	cfg.defaults()
-	return &Server{cfg: cfg, api: newAPI(cfg.HostIPs, cfg.Logger), peers: make(map[uint64]*peer)}, nil
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	cert, err := webrtc.GenerateCertificate(key)
+	if err != nil {
+		return nil, err
+	}
+	return &Server{cfg: cfg, api: newAPI(cfg.HostIPs, cfg.Logger), cert: *cert, peers: make(map[uint64]*peer)}, nil
 }
 
 // Prefix is the range of the peers' addresses (server.Transport).
@@ -207,11 +232,13 @@ func (s *Server) Stats() Stats {
 	}
 }
 
-// errFull refuses an offer when MaxPeers are connected or connecting, and
-// errFullIP when MaxPeersPerIP came from its address.
+// errFull refuses an offer when MaxPeers are connected or connecting,
+// errFullIP when MaxPeersPerIP came from its address, and errHalfOpenIP
+// when MaxHalfOpenPerIP of its address's peers are still connecting.
 var (
-	errFull   = errors.New("rtc: too many peers")
-	errFullIP = errors.New("rtc: too many peers from this address")
+	errFull       = errors.New("rtc: too many peers")
+	errFullIP     = errors.New("rtc: too many peers from this address")
+	errHalfOpenIP = errors.New("rtc: too many peers connecting from this address")
 )
 
 // ServeHTTP is the signalling endpoint: POST with the SDP offer as the
@@ -219,7 +246,9 @@ var (
 // with the SDP answer, candidates included (non-trickle). Errors: 405 for
 // other methods, 413 for an offer over Config.MaxOffer, 400 for a bad
 // offer, 503 when Config.MaxPeers are taken or the server is closed, 429 when
-// Config.MaxPeersPerIP peers came from the request's address.
+// Config.MaxPeersPerIP peers came from the request's address or
+// Config.MaxHalfOpenPerIP of them are still connecting (with Retry-After:
+// the connect timeout, by when they are open or gone).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")
@@ -245,8 +274,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	answer, err := s.answerFrom(ctx, string(body), from)
 	switch {
-	case errors.Is(err, errFullIP):
+	case errors.Is(err, errFullIP), errors.Is(err, errHalfOpenIP):
 		s.refused.Add(1)
+		if errors.Is(err, errHalfOpenIP) {
+			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(s.cfg.ConnectTimeout.Seconds()))))
+		}
 		http.Error(w, err.Error(), http.StatusTooManyRequests)
 		return
 	case errors.Is(err, errFull):
@@ -301,22 +333,39 @@ func (s *Server) newPeer(from netip.Addr) (*peer, error) {
 		return nil, errFull
 	}
 	if from.IsValid() {
-		n := 0
+		n, half := 0, 0
 		for _, p := range s.peers { // at most MaxPeers
 			if p.from == from {
 				n++
+				if !p.open.Load() {
+					half++
+				}
 			}
 		}
 		if n >= s.cfg.MaxPeersPerIP {
 			s.mu.Unlock()
 			return nil, errFullIP
 		}
+		if half >= s.cfg.MaxHalfOpenPerIP {
+			s.mu.Unlock()
+			return nil, errHalfOpenIP
+		}
 	}
 	id := s.nextID.Add(1)
 	pr := &peer{id: id, addr: PeerAddr(id), from: from, done: make(chan struct{}), readDone: make(chan struct{})}
 	s.peers[id] = pr
+	// The connect timeout: the channel opens (open stops it) or the peer
+	// goes. A timer, not a goroutine per peer waiting on it.
+	pr.mu.Lock() // closePeer and open read timer under it
+	pr.timer = time.AfterFunc(s.cfg.ConnectTimeout, func() {
+		if !pr.open.Load() {
+			s.timedOut.Add(1)
+			s.closePeer(pr, "channel not open in time")
+		}
+	})
+	pr.mu.Unlock()
 	s.mu.Unlock()
-	pc, err := s.api.NewPeerConnection(webrtc.Configuration{})
+	pc, err := s.api.NewPeerConnection(webrtc.Configuration{Certificates: []webrtc.Certificate{s.cert}})
 	if err != nil {
 		s.closePeer(pr, "peer connection")
 		return nil, err
@@ -328,7 +377,6 @@ func (s *Server) newPeer(from netip.Addr) (*peer, error) {
 		return nil, err
 	}
 	pr.dc = dc
-	opened := make(chan struct{})
 	dc.OnOpen(func() {
 		rw, err := dc.Detach()
 		if err != nil {
@@ -341,7 +389,6 @@ func (s *Server) newPeer(from netip.Addr) (*peer, error) {
 			s.closePeer(pr, "detached channel without BufferedAmount")
 			return
 		}
-		close(opened)
 		s.open(pr, ch)
 	})
 	pc.OnConnectionStateChange(func(st webrtc.PeerConnectionState) {
@@ -349,18 +396,6 @@ func (s *Server) newPeer(from netip.Addr) (*peer, error) {
 			s.closePeer(pr, "connection "+st.String())
 		}
 	})
-	go func() {
-		// The connect timeout: the channel opens or the peer goes.
-		t := time.NewTimer(s.cfg.ConnectTimeout)
-		defer t.Stop()
-		select {
-		case <-opened:
-		case <-pr.done:
-		case <-t.C:
-			s.timedOut.Add(1)
-			s.closePeer(pr, "channel not open in time")
-		}
-	}()
 	return pr, nil
 }
 
@@ -375,6 +410,10 @@ func (s *Server) open(pr *peer, ch channel) {
 	}
 	pr.started = true
 	pr.ch.Store(&chanBox{ch})
+	pr.open.Store(true)
+	if pr.timer != nil { // nil for the tests' fake peers
+		pr.timer.Stop()
+	}
 	pr.mu.Unlock()
 	s.opened.Add(1)
 	if s.cfg.Logger != nil && pr.pc != nil {
@@ -453,6 +492,9 @@ func (s *Server) closePeer(pr *peer, why string) {
 	pr.closed = true
 	if !pr.started {
 		close(pr.readDone)
+	}
+	if pr.timer != nil {
+		pr.timer.Stop()
 	}
 	cb := pr.ch.Load()
 	pr.mu.Unlock()

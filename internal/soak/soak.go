@@ -157,6 +157,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	settings := arena.Config{MaxPlayers: max(16, o.Clients)}.String()
 	srv, err := server.Listen("127.0.0.1:0", server.Config{
 		MaxClients: o.Clients, TokenKey: &soakKey, ProtocolID: soakProtocol, VerifyBase: true,
+		MaxClientsPerIP: o.Clients, // every client is on 127.0.0.1
 	}, arena.NewGame(), settings)
 	if err != nil {
 		return nil, err
