@@ -30,7 +30,7 @@ package lockstep
 // A receiver keeps, per sender, the highest counter it authenticated and
 // a 64-bit bitmap of the 64 counters below it (RFC 6479's sliding window,
 // as WireGuard and DTLS do): a packet whose counter is older than the
-// window or already marked is a replay, dropped before it is opened. A
+// window or already marked is a replay (Stats.Replayed), dropped. A
 // packet that fails to open is dropped and counted (Stats.AuthFailures)
 // before it changes any state: no ack, command, hash, leave or "heard
 // from" comes from it. The window moves only for authenticated packets,
@@ -212,10 +212,6 @@ func (s *sealer) open(pkt []byte, from byte, kinds string) (kind byte, body []by
 		return 0, nil, ErrMalformed
 	}
 	c := binary.LittleEndian.Uint64(pkt[4:])
-	w := &s.win[slot]
-	if !w.fresh(c) {
-		return 0, nil, ErrReplay
-	}
 	if s.insecure {
 		body = pkt[clearHeader:]
 	} else {
@@ -226,6 +222,12 @@ func (s *sealer) open(pkt []byte, from byte, kinds string) (kind byte, body []by
 		if err != nil {
 			return 0, nil, ErrAuth
 		}
+	}
+	// Opened first, so a forged packet counts as forged whatever counter
+	// it claims, and only a genuine packet seen before counts as a replay.
+	w := &s.win[slot]
+	if !w.fresh(c) {
+		return 0, nil, ErrReplay
 	}
 	w.mark(c)
 	return kind, body, nil
