@@ -1,6 +1,7 @@
 package lockstep_test
 
 import (
+	"crypto/rand"
 	"fmt"
 	"time"
 
@@ -11,14 +12,18 @@ import (
 
 // Two peers of the guide game, their packets handed over directly: each
 // runs a frame only with both commands, and both end in the same state.
+// The match key authenticates their packets; whoever starts a match makes
+// one (crypto/rand, or "snapwire token keygen") and hands it to every peer.
 func Example() {
+	var key lockstep.MatchKey
+	rand.Read(key[:])
 	var peers [2]*lockstep.Peer
 	var games [2]*guide.Game
 	for i := range 2 {
 		games[i] = guide.New()
 		games[i].Load("")
 		forward := int8(1 + i) // peer 0 moves 1 a frame, peer 1 moves 2
-		p, err := lockstep.New(lockstep.Config{Peers: 2, Me: i}, games[i],
+		p, err := lockstep.New(lockstep.Config{Peers: 2, Me: i, Key: key}, games[i],
 			func(f game.Frame) game.UserCmd { return game.UserCmd{Forward: forward} },
 			func(to int, pkt []byte) { peers[to].HandlePacket(i, pkt) })
 		if err != nil {

@@ -24,9 +24,14 @@
 // commands through one server that decides every frame's commands,
 // duplicating a late peer's last command so the others keep their pace.
 //
-// Packet (little-endian), sent by peer From to one other peer:
+// Every packet is authenticated (auth.go): the clear header, the body
+// sealed with ChaCha20-Poly1305 under the sender's key derived from the
+// match key (Config.Key), and the tag; a forged, corrupted or replayed
+// packet is dropped and counted before it changes anything.
 //
-//	'L' 1 | version 1 | from 1 | ack 4 | first 4 | count 1 | count x command 11 | hash frame 4 | hash 8
+// Peer packet (little-endian), sent by peer from to one other peer:
+//
+//	'L' 1 | version 1 | from 1 | to 1 | counter 8 | sealed(ack 4 | first 4 | count 1 | count x command 11 | hash frame 4 | hash 8) | tag 16
 //
 // ack is the last frame up to which the sender holds all of the
 // receiver's commands; the commands are the sender's own for frames
@@ -36,7 +41,7 @@
 // A peer that quits says so (Peer.Leave), three times, to every other
 // peer (or to the server):
 //
-//	'Q' 1 | version 1 | from 1
+//	'Q' 1 | version 1 | from 1 | to 1 | counter 8 | tag 16
 //
 // A peer that hears it, or nothing at all from another peer (from the
 // server, in packet-server mode) for Config.PeerTimeout, stops with a
@@ -63,17 +68,21 @@ const (
 	// MaxCmdsPerPacket bounds the unacknowledged commands a packet carries.
 	MaxCmdsPerPacket = 64
 	cmdBytes         = 11
-	headerBytes      = 1 + 1 + 1 + 4 + 4 + 1
+	bodyHeader       = 4 + 4 + 1 // ack, first, count
 	hashBytes        = 4 + 8
-	version          = 1
+	// version 2: authenticated packets (auth.go).
+	version = 2
+	// maxServerPacket bounds a server packet, and so any packet.
+	maxServerPacket = 1400
 )
 
 // MaxPacket is the largest packet a peer sends.
-const MaxPacket = headerBytes + MaxCmdsPerPacket*cmdBytes + hashBytes
+const MaxPacket = clearHeader + bodyHeader + MaxCmdsPerPacket*cmdBytes + hashBytes + tagBytes
 
 // Errors.
 var (
 	ErrMalformed = errors.New("lockstep: malformed packet")
+	errNoKey     = errors.New("lockstep: no match key: set Config.Key (or Insecure, for tests and trusted networks only)")
 )
 
 // DesyncError reports game states that diverged.
@@ -128,6 +137,14 @@ type Config struct {
 	// Peers) and runs each frame with the commands the server decided for
 	// it, its own included.
 	ViaServer bool
+	// Key is the match key every peer and the packet server share, handed
+	// out by whoever starts the match; every packet is authenticated with
+	// a key derived from it (auth.go). Required unless Insecure.
+	Key MatchKey
+	// Insecure plays without authentication: anyone who can send a packet
+	// with a peer's address can end the match or play for that peer. For
+	// tests and trusted networks only.
+	Insecure bool
 }
 
 // Input gives this peer's command for frame f, from its world.
@@ -147,6 +164,11 @@ type Stats struct {
 	BytesIn       uint64
 	Malformed     uint64
 	HashesChecked uint64
+	// AuthFailures counts packets dropped because they did not open with
+	// their sender's key (forged or corrupted); Replayed, packets dropped
+	// because their counter was seen already or is too old.
+	AuthFailures uint64
+	Replayed     uint64
 }
 
 type cmdSlot struct {
@@ -201,6 +223,7 @@ type Peer struct {
 	stats   Stats
 	out     [MaxPeers][]byte
 	sendFn  func(peer int, p []byte)
+	seal    *sealer
 }
 
 // New returns peer cfg.Me of a match of g, which must be loaded; it adds
@@ -224,6 +247,9 @@ func New(cfg Config, g game.Game, input Input, send func(peer int, p []byte)) (*
 	}
 	if cfg.PeerTimeout <= 0 {
 		cfg.PeerTimeout = 5 * time.Second
+	}
+	if !cfg.Insecure && cfg.Key == (MatchKey{}) {
+		return nil, errNoKey
 	}
 	if cfg.InputDelay >= Window-MaxCmdsPerPacket {
 		return nil, fmt.Errorf("lockstep: input delay %d too large", cfg.InputDelay)
@@ -253,6 +279,7 @@ func New(cfg Config, g game.Game, input Input, send func(peer int, p []byte)) (*
 	for i := range p.out {
 		p.out[i] = make([]byte, 0, MaxPacket)
 	}
+	p.seal = newSealer(&cfg.Key, cfg.Insecure, byte(cfg.Me), cfg.Peers, maxServerPacket)
 	return p, nil
 }
 
@@ -342,22 +369,26 @@ func (p *Peer) Leave() {
 		return
 	}
 	p.left = true
-	leave := [...]byte{'Q', version, byte(p.cfg.Me)}
 	for c := range p.cfg.Peers + 1 {
 		if c == p.cfg.Me || (c == p.cfg.Peers) != p.cfg.ViaServer {
 			continue
 		}
-		for range 3 {
+		for range 3 { // each its own counter: not a replay of the first
+			b := p.seal.seal(p.seal.header(p.out[0], 'Q', p.wireID(c)))
+			p.out[0] = b
 			p.stats.PacketsOut++
-			p.stats.BytesOut += uint64(len(leave))
-			p.sendFn(c, leave[:])
+			p.stats.BytesOut += uint64(len(b))
+			p.sendFn(c, b)
 		}
 	}
 }
 
-// isLeave reports whether pkt is peer from's leave packet.
-func isLeave(pkt []byte, from int) bool {
-	return len(pkt) == 3 && pkt[0] == 'Q' && pkt[1] == version && int(pkt[2]) == from
+// wireID is peer index c on the wire: c, or serverID for the server.
+func (p *Peer) wireID(c int) byte {
+	if c == p.cfg.Peers {
+		return serverID
+	}
+	return byte(c)
 }
 
 // minAcked is the lowest frame up to which every other peer holds our
@@ -437,8 +468,7 @@ func (p *Peer) send() {
 		if c == p.cfg.Me || (c == p.cfg.Peers) != p.cfg.ViaServer {
 			continue // to every other peer, or to the server only
 		}
-		b := p.out[min(c, MaxPeers-1)][:0]
-		b = append(b, 'L', version, byte(p.cfg.Me))
+		b := p.seal.header(p.out[min(c, MaxPeers-1)], 'L', p.wireID(c))
 		ack, first := p.bundled, p.srvAcked+1
 		if !p.cfg.ViaServer {
 			ack, first = p.contiguous[c], p.acked[c]+1
@@ -455,6 +485,7 @@ func (p *Peer) send() {
 		}
 		b = binary.LittleEndian.AppendUint32(b, uint32(p.lastHash))
 		b = binary.LittleEndian.AppendUint64(b, p.hashes[int(p.lastHash)%Window].hash)
+		b = p.seal.seal(b)
 		p.out[min(c, MaxPeers-1)] = b
 		p.stats.PacketsOut++
 		p.stats.BytesOut += uint64(len(b))
@@ -477,27 +508,41 @@ func readCmd(b []byte, f game.Frame) game.UserCmd {
 }
 
 // HandlePacket takes a packet that came from peer from (the transport
-// knows which address is which peer; a packet naming another sender is
-// dropped).
+// knows which address is which peer; Config.Peers is the packet server).
+// A packet naming another sender or receiver, malformed, forged or
+// replayed is dropped and counted, and changes nothing.
 func (p *Peer) HandlePacket(from int, pkt []byte) error {
 	p.stats.PacketsIn++
 	p.stats.BytesIn += uint64(len(pkt))
 	if p.err != nil {
 		return p.err
 	}
-	if from >= 0 && from <= p.cfg.Peers && from != p.cfg.Me && (from == p.cfg.Peers) == p.cfg.ViaServer && isLeave(pkt, from) {
-		p.err = &PeerGoneError{Peer: from, Left: true}
+	if from < 0 || from > p.cfg.Peers || from == p.cfg.Me || (from == p.cfg.Peers) != p.cfg.ViaServer {
+		p.stats.Malformed++
+		return ErrMalformed
+	}
+	kinds := "LQ"
+	if p.cfg.ViaServer {
+		kinds = "SQ"
+	}
+	kind, body, err := p.seal.open(pkt, p.wireID(from), kinds)
+	if err != nil {
+		countDrop(err, &p.stats.Malformed, &p.stats.AuthFailures, &p.stats.Replayed)
+		return err
+	}
+	if kind == 'Q' && len(body) == 0 {
+		p.err = &PeerGoneError{Peer: from, Server: from == p.cfg.Peers, Left: true}
 		return p.err
 	}
 	if p.cfg.ViaServer {
-		err := p.handleBundles(from, pkt)
+		err := p.handleBundles(body)
 		if err == nil {
 			p.heard[from] = true
 		}
 		return err
 	}
-	pp, ok := parsePeerPacket(pkt, from, p.cfg.Peers)
-	if !ok || from == p.cfg.Me {
+	pp, ok := parsePeerBody(body)
+	if !ok || kind != 'L' {
 		p.stats.Malformed++
 		return ErrMalformed
 	}
@@ -537,9 +582,9 @@ func (p *Peer) HandlePacket(from int, pkt []byte) error {
 
 // handleBundles takes a packet of the server (packet-server mode): its
 // ack of our commands and the frames' commands it decided.
-func (p *Peer) handleBundles(from int, pkt []byte) error {
-	ack, first, n, peers, cmds, ok := parseBundles(pkt)
-	if from != p.cfg.Peers || !ok || peers != p.cfg.Peers {
+func (p *Peer) handleBundles(body []byte) error {
+	ack, first, n, peers, cmds, ok := parseBundles(body)
+	if !ok || peers != p.cfg.Peers {
 		p.stats.Malformed++
 		return ErrMalformed
 	}
@@ -571,23 +616,44 @@ type peerPacket struct {
 	hash                  uint64
 }
 
-// parsePeerPacket checks and reads a peer packet that came from peer from
-// of peers; every length and count is checked against the packet.
-func parsePeerPacket(pkt []byte, from, peers int) (peerPacket, bool) {
-	if len(pkt) < headerBytes+hashBytes || pkt[0] != 'L' || pkt[1] != version || int(pkt[2]) != from ||
-		from < 0 || from >= peers {
+// countDrop counts a packet dropped by sealer.open.
+func countDrop(err error, malformed, auth, replayed *uint64) {
+	switch err {
+	case ErrAuth:
+		*auth++
+	case ErrReplay:
+		*replayed++
+	default:
+		*malformed++
+	}
+}
+
+// appendPeerBody appends a peer packet's body.
+func appendPeerBody(b []byte, pp *peerPacket) []byte {
+	b = binary.LittleEndian.AppendUint32(b, uint32(pp.ack))
+	b = binary.LittleEndian.AppendUint32(b, uint32(pp.first))
+	b = append(b, byte(pp.n))
+	b = append(b, pp.cmds...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(pp.hashFrame))
+	return binary.LittleEndian.AppendUint64(b, pp.hash)
+}
+
+// parsePeerBody checks and reads an opened peer packet's body; every
+// length and count is checked against the body.
+func parsePeerBody(body []byte) (peerPacket, bool) {
+	if len(body) < bodyHeader+hashBytes {
 		return peerPacket{}, false
 	}
 	pp := peerPacket{
-		ack:   game.Frame(binary.LittleEndian.Uint32(pkt[3:])),
-		first: game.Frame(binary.LittleEndian.Uint32(pkt[7:])),
-		n:     int(pkt[11]),
+		ack:   game.Frame(binary.LittleEndian.Uint32(body)),
+		first: game.Frame(binary.LittleEndian.Uint32(body[4:])),
+		n:     int(body[8]),
 	}
-	if pp.n > MaxCmdsPerPacket || len(pkt) != headerBytes+pp.n*cmdBytes+hashBytes || pp.first < 1 || pp.first > 1<<30 {
+	if pp.n > MaxCmdsPerPacket || len(body) != bodyHeader+pp.n*cmdBytes+hashBytes || pp.first < 1 || pp.first > 1<<30 {
 		return peerPacket{}, false
 	}
-	pp.cmds = pkt[headerBytes : headerBytes+pp.n*cmdBytes]
-	h := pkt[headerBytes+pp.n*cmdBytes:]
+	pp.cmds = body[bodyHeader : bodyHeader+pp.n*cmdBytes]
+	h := body[bodyHeader+pp.n*cmdBytes:]
 	pp.hashFrame, pp.hash = game.Frame(binary.LittleEndian.Uint32(h)), binary.LittleEndian.Uint64(h[4:])
 	return pp, true
 }

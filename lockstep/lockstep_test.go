@@ -23,6 +23,10 @@ type match struct {
 	eps   []*netsim.Endpoint
 	games []*arena.World
 	now   time.Duration
+	// attack, when set, runs every step before the packets are read: a
+	// test's attacker, which hands peers (or the server) packets in the
+	// name of whichever sender it spoofs.
+	attack func(now time.Duration)
 }
 
 func peerAddr(i int) netip.AddrPort {
@@ -40,7 +44,7 @@ func newMatch(t *testing.T, n int, link netsim.LinkConfig, cfg Config, wrap func
 		if m.relEP, err = m.net.Listen(relayAddr); err != nil {
 			t.Fatal(err)
 		}
-		m.relay, err = NewRelay(RelayConfig{Peers: n, InputDelay: cfg.InputDelay}, func(to int, pkt []byte) { m.relEP.WriteTo(pkt, peerAddr(to)) })
+		m.relay, err = NewRelay(relayKeyed(RelayConfig{Peers: n, InputDelay: cfg.InputDelay}), func(to int, pkt []byte) { m.relEP.WriteTo(pkt, peerAddr(to)) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +67,7 @@ func newMatch(t *testing.T, n int, link netsim.LinkConfig, cfg Config, wrap func
 		if wrap != nil {
 			g = wrap(i, w)
 		}
-		c := cfg
+		c := keyed(cfg)
 		c.Peers, c.Me = n, i
 		p, err := New(c, g, func(f game.Frame) game.UserCmd { return bot.Command(w, f) },
 			func(to int, pkt []byte) {
@@ -87,6 +91,9 @@ func (m *match) run(d time.Duration) {
 	for end := m.now + d; m.now < end; {
 		m.now += time.Millisecond
 		m.net.AdvanceTo(m.now)
+		if m.attack != nil {
+			m.attack(m.now)
+		}
 		if m.relay != nil {
 			for {
 				k, from, ok := m.relEP.ReadFrom(buf)
@@ -235,7 +242,7 @@ func FuzzHandlePacket(f *testing.F) {
 	mp, _ := arena.NewMap(arena.Config{MaxPlayers: 16})
 	w.Load(mp.Config().String())
 	var sent [][]byte
-	p, err := New(Config{Peers: 3, Me: 1}, w, func(game.Frame) game.UserCmd { return game.UserCmd{Forward: 5} },
+	p, err := New(keyed(Config{Peers: 3, Me: 1}), w, func(game.Frame) game.UserCmd { return game.UserCmd{Forward: 5} },
 		func(to int, pkt []byte) { sent = append(sent, append([]byte(nil), pkt...)) })
 	if err != nil {
 		f.Fatal(err)
@@ -247,7 +254,7 @@ func FuzzHandlePacket(f *testing.F) {
 	f.Fuzz(func(t *testing.T, pkt []byte) {
 		w := arena.NewGame()
 		w.Load(mp.Config().String())
-		q, _ := New(Config{Peers: 3, Me: 0}, w, func(game.Frame) game.UserCmd { return game.UserCmd{} }, func(int, []byte) {})
+		q, _ := New(keyed(Config{Peers: 3, Me: 0}), w, func(game.Frame) game.UserCmd { return game.UserCmd{} }, func(int, []byte) {})
 		q.HandlePacket(1, pkt)
 		q.Advance(500 * time.Millisecond)
 		if q.Frame() > 30 {
@@ -366,7 +373,7 @@ func FuzzRelayHandlePacket(f *testing.F) {
 	mp, _ := arena.NewMap(arena.Config{MaxPlayers: 16})
 	w.Load(mp.Config().String())
 	var sent [][]byte
-	p, err := New(Config{Peers: 3, Me: 1, ViaServer: true}, w, func(game.Frame) game.UserCmd { return game.UserCmd{Right: 3} },
+	p, err := New(keyed(Config{Peers: 3, Me: 1, ViaServer: true}), w, func(game.Frame) game.UserCmd { return game.UserCmd{Right: 3} },
 		func(to int, pkt []byte) { sent = append(sent, append([]byte(nil), pkt...)) })
 	if err != nil {
 		f.Fatal(err)
@@ -377,7 +384,11 @@ func FuzzRelayHandlePacket(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, pkt []byte) {
 		var out [][]byte
-		r, _ := NewRelay(RelayConfig{Peers: 3}, func(to int, b []byte) { out = append(out, append([]byte(nil), b...)) })
+		r, _ := NewRelay(relayKeyed(RelayConfig{Peers: 3}), func(to int, b []byte) {
+			if to == 0 { // peer 0's packets: the one below takes them
+				out = append(out, append([]byte(nil), b...))
+			}
+		})
 		r.HandlePacket(1, pkt)
 		r.Advance(500 * time.Millisecond)
 		if r.Stats().Decided > 33 { // due by 500 ms plus the 2-frame grace
@@ -386,7 +397,7 @@ func FuzzRelayHandlePacket(f *testing.F) {
 		// The relay's own packets parse, and a peer takes them.
 		w := arena.NewGame()
 		w.Load(mp.Config().String())
-		q, _ := New(Config{Peers: 3, Me: 0, ViaServer: true}, w, func(game.Frame) game.UserCmd { return game.UserCmd{} }, func(int, []byte) {})
+		q, _ := New(keyed(Config{Peers: 3, Me: 0, ViaServer: true}), w, func(game.Frame) game.UserCmd { return game.UserCmd{} }, func(int, []byte) {})
 		for _, b := range out {
 			if len(b) > 1400 {
 				t.Fatalf("relay packet of %d bytes", len(b))

@@ -11,12 +11,20 @@ package lockstep
 // latest decided frames, one with the oldest unacknowledged, and up to two
 // with frames decided in a burst (Relay.send):
 //
-//	'S' 1 | version 1 | ack 4 | first 4 | count 1 | peers 1 | count x peers x command 11
+//	'S' 1 | version 1 | from 0xFF | to 1 | counter 8 | sealed(ack 4 | first 4 | count 1 | peers 1 | count x peers x command 11) | tag 16
 //
 // ack is the last frame up to which the server holds that peer's commands
 // (or decided the frame without them); the frames first..first+count-1
 // each carry every peer's command, in peer order. The server compares the
 // state hashes peers send and records a DesyncError on the first mismatch.
+//
+// The server holds the match key and seals its packets with its own key
+// (auth.go, sender 0xFF): the frames it decides, duplicated commands
+// included, are its word, and a peer believes them because they open with
+// the server's key. It opens each peer's packets with that peer's key, so
+// nobody without the match key can send commands, acknowledgements or
+// leaves in a peer's name. The server could play for any peer (it decides
+// the commands by design): it must be run by someone the players trust.
 
 import (
 	"encoding/binary"
@@ -26,26 +34,28 @@ import (
 	"github.com/snapwire/snapwire/game"
 )
 
-const bundleHeader = 1 + 1 + 4 + 4 + 1 + 1
+// bundleHeader is a server packet body's header: ack, first, count, peers.
+const bundleHeader = 4 + 4 + 1 + 1
 
-// maxBundleFrames is how many decided frames fit a packet under 1400 bytes.
+// maxBundleFrames is how many decided frames fit a packet of at most
+// maxServerPacket bytes, header and tag included.
 func maxBundleFrames(peers int) int {
-	return min(MaxCmdsPerPacket, (1400-bundleHeader)/(peers*cmdBytes))
+	return min(MaxCmdsPerPacket, (maxServerPacket-clearHeader-tagBytes-bundleHeader)/(peers*cmdBytes))
 }
 
-// parseBundles reads a server packet.
-func parseBundles(pkt []byte) (ack, first game.Frame, n, peers int, cmds []byte, ok bool) {
-	if len(pkt) < bundleHeader || pkt[0] != 'S' || pkt[1] != version {
+// parseBundles reads an opened server packet's body.
+func parseBundles(body []byte) (ack, first game.Frame, n, peers int, cmds []byte, ok bool) {
+	if len(body) < bundleHeader {
 		return 0, 0, 0, 0, nil, false
 	}
-	ack = game.Frame(binary.LittleEndian.Uint32(pkt[2:]))
-	first = game.Frame(binary.LittleEndian.Uint32(pkt[6:]))
-	n, peers = int(pkt[10]), int(pkt[11])
+	ack = game.Frame(binary.LittleEndian.Uint32(body))
+	first = game.Frame(binary.LittleEndian.Uint32(body[4:]))
+	n, peers = int(body[8]), int(body[9])
 	if peers < 2 || peers > MaxPeers || n > maxBundleFrames(peers) || first < 1 || first > 1<<30 ||
-		len(pkt) != bundleHeader+n*peers*cmdBytes {
+		len(body) != bundleHeader+n*peers*cmdBytes {
 		return 0, 0, 0, 0, nil, false
 	}
-	return ack, first, n, peers, pkt[bundleHeader:], true
+	return ack, first, n, peers, body[bundleHeader:], true
 }
 
 // RelayConfig configures a Relay; zero fields take the defaults in brackets.
@@ -57,6 +67,9 @@ type RelayConfig struct {
 	// or without every command [2 frames]: the time the decided frame
 	// needs to reach the peers.
 	Grace time.Duration
+	// Key and Insecure are the peers' (Config.Key, Config.Insecure).
+	Key      MatchKey
+	Insecure bool
 }
 
 // RelayStats are the server's counters.
@@ -71,6 +84,8 @@ type RelayStats struct {
 	Malformed     uint64
 	HashesChecked uint64
 	Leaves        uint64 // leave packets received (Peer.Leave)
+	AuthFailures  uint64 // packets that did not open with their sender's key
+	Replayed      uint64 // packets whose counter was seen already or is too old
 }
 
 // Relay is the packet server of a lockstep match. I/O-free.
@@ -95,12 +110,16 @@ type Relay struct {
 	stats     RelayStats
 	out       []byte
 	sendFn    func(peer int, p []byte)
+	seal      *sealer
 }
 
 // NewRelay returns a packet server for cfg.Peers peers.
 func NewRelay(cfg RelayConfig, send func(peer int, p []byte)) (*Relay, error) {
 	if cfg.Peers < 2 || cfg.Peers > MaxPeers {
 		return nil, fmt.Errorf("lockstep: relay for %d peers: want 2..%d", cfg.Peers, MaxPeers)
+	}
+	if !cfg.Insecure && cfg.Key == (MatchKey{}) {
+		return nil, errNoKey
 	}
 	if cfg.FrameDur <= 0 {
 		cfg.FrameDur = time.Second / 60
@@ -111,7 +130,8 @@ func NewRelay(cfg RelayConfig, send func(peer int, p []byte)) (*Relay, error) {
 	if cfg.Grace <= 0 {
 		cfg.Grace = 2 * cfg.FrameDur
 	}
-	r := &Relay{cfg: cfg, sendFn: send, out: make([]byte, 0, 1400)}
+	r := &Relay{cfg: cfg, sendFn: send, out: make([]byte, 0, maxServerPacket),
+		seal: newSealer(&cfg.Key, cfg.Insecure, serverID, cfg.Peers, MaxPacket)}
 	d := game.Frame(cfg.InputDelay)
 	r.decided = d
 	for c := range cfg.Peers {
@@ -188,7 +208,7 @@ func (r *Relay) send(c int) {
 // frame after the last one it carried.
 func (r *Relay) sendFrom(c int, first game.Frame) game.Frame {
 	n := max(0, min(int(r.decided-first+1), maxBundleFrames(r.cfg.Peers)))
-	b := append(r.out[:0], 'S', version)
+	b := r.seal.header(r.out, 'S', byte(c))
 	b = binary.LittleEndian.AppendUint32(b, uint32(r.contiguous[c]))
 	b = binary.LittleEndian.AppendUint32(b, uint32(first))
 	b = append(b, byte(n), byte(r.cfg.Peers))
@@ -197,6 +217,7 @@ func (r *Relay) sendFrom(c int, first game.Frame) game.Frame {
 			b = appendCmd(b, r.bundles[int(f)%Window][p])
 		}
 	}
+	b = r.seal.seal(b)
 	r.out = b
 	r.stats.PacketsOut++
 	r.stats.BytesOut += uint64(len(b))
@@ -211,14 +232,23 @@ const maxBundlePackets = 4
 func (r *Relay) HandlePacket(from int, pkt []byte) error {
 	r.stats.PacketsIn++
 	r.stats.BytesIn += uint64(len(pkt))
-	if from >= 0 && from < r.cfg.Peers && isLeave(pkt, from) {
+	if from < 0 || from >= r.cfg.Peers {
+		r.stats.Malformed++
+		return ErrMalformed
+	}
+	kind, body, err := r.seal.open(pkt, byte(from), "LQ")
+	if err != nil {
+		countDrop(err, &r.stats.Malformed, &r.stats.AuthFailures, &r.stats.Replayed)
+		return err
+	}
+	if kind == 'Q' && len(body) == 0 {
 		// The peer quit (Peer.Leave): its commands stop coming, and the
 		// server duplicates its last one as for any late peer.
 		r.stats.Leaves++
 		return nil
 	}
-	pp, ok := parsePeerPacket(pkt, from, r.cfg.Peers)
-	if !ok {
+	pp, ok := parsePeerBody(body)
+	if !ok || kind != 'L' {
 		r.stats.Malformed++
 		return ErrMalformed
 	}

@@ -157,11 +157,11 @@ func TestHostNamesServe(t *testing.T) {
 func TestHostNamesLockstep(t *testing.T) {
 	// The packet server on a named address for named peers; it runs its
 	// (short) duration and reports.
-	code, out, errOut := cliRun("lockstep", "--serve", "localhost:0", "--peers", "localhost:1,localhost:2", "--duration", "1ms")
+	code, out, errOut := cliRun("lockstep", "--serve", "localhost:0", "--peers", "localhost:1,localhost:2", "--duration", "1ms", "--insecure")
 	if code != 0 || !strings.Contains(out, "packet server for 2 peers") {
 		t.Errorf("lockstep --serve localhost:0: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	code, _, errOut = cliRun("lockstep", "--me", "0", "--peers", "localhost:1,nohost", "--duration", "1ms") // no port: refused before any lookup
+	code, _, errOut = cliRun("lockstep", "--me", "0", "--peers", "localhost:1,nohost", "--duration", "1ms", "--insecure") // no port: refused before any lookup
 	if code != 1 || !strings.Contains(errOut, `--peers: address "nohost"`) {
 		t.Errorf("a bad peer: exit %d, stderr %q", code, errOut)
 	}

@@ -40,6 +40,11 @@ type lockstepSummary struct {
 	BytesOutPerS  float64 `json:"bytes_out_per_s"`
 	BytesInPerS   float64 `json:"bytes_in_per_s"`
 	HashesChecked uint64  `json:"hashes_checked"`
+	// AuthFailures counts packets from a peer's (or the server's) address
+	// that did not open with its key: forged or corrupted; Replayed,
+	// genuine packets sent again. Both are dropped.
+	AuthFailures uint64 `json:"auth_failures"`
+	Replayed     uint64 `json:"replayed"`
 	// Ended says why the match ended before --duration: a peer left.
 	Ended string `json:"ended,omitempty"`
 	Error string `json:"error,omitempty"`
@@ -55,8 +60,25 @@ func runLockstep(args []string, stdout io.Writer) error {
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	relay := fs.String("relay", "", "play through the packet server at this HOST:PORT instead of peer to peer")
 	serveRelay := fs.String("serve", "", "run the packet server on this HOST:PORT for the --peers (no game of its own)")
+	keyFile := fs.String("key-file", "", "the match key file (snapwire token keygen), one per match, that whoever starts the match hands to every peer and the packet server: it authenticates every packet")
+	insecure := fs.Bool("insecure", false, "play without authentication: anyone who can send from a peer's address can end the match or play for it (tests and trusted networks only)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *keyFile == "" && !*insecure {
+		return errors.New("secure by default: give --key-file KEYFILE, the same on every peer and the packet server " +
+			"(make one per match with 'snapwire token keygen > KEYFILE'), or --insecure to play unauthenticated")
+	}
+	if *keyFile != "" && *insecure {
+		return errors.New("--key-file and --insecure exclude each other")
+	}
+	var key lockstep.MatchKey
+	if *keyFile != "" {
+		k, err := readKeyFile(*keyFile)
+		if err != nil {
+			return fmt.Errorf("--key-file: %w", err)
+		}
+		key = lockstep.MatchKey(k)
 	}
 	if *relay != "" && *serveRelay != "" {
 		return errors.New("--relay and --serve exclude each other")
@@ -73,7 +95,8 @@ func runLockstep(args []string, stdout io.Writer) error {
 		return fmt.Errorf("--peers needs 2..%d addresses and --me an index among them", lockstep.MaxPeers)
 	}
 	if *serveRelay != "" {
-		return runLockstepRelay(*serveRelay, addrs, *delay, *duration, *asJSON, stdout)
+		return runLockstepRelay(*serveRelay, addrs, lockstep.RelayConfig{Peers: len(addrs), InputDelay: *delay, Key: key, Insecure: *insecure},
+			*duration, *asJSON, stdout)
 	}
 	var relayAddr netip.AddrPort
 	if *relay != "" {
@@ -103,7 +126,8 @@ func runLockstep(args []string, stdout io.Writer) error {
 	if relayAddr.IsValid() {
 		index[relayAddr] = len(addrs) // the server's packets
 	}
-	p, err := lockstep.New(lockstep.Config{Peers: len(addrs), Me: *me, InputDelay: *delay, ViaServer: relayAddr.IsValid()}, world,
+	p, err := lockstep.New(lockstep.Config{Peers: len(addrs), Me: *me, InputDelay: *delay, ViaServer: relayAddr.IsValid(),
+		Key: key, Insecure: *insecure}, world,
 		func(f game.Frame) game.UserCmd { return bot.Command(world, f) },
 		func(to int, pkt []byte) {
 			if to == len(addrs) {
@@ -152,7 +176,8 @@ func runLockstep(args []string, stdout io.Writer) error {
 	st := p.Stats()
 	secs := time.Since(start).Seconds()
 	s := lockstepSummary{Peer: *me, Peers: len(addrs), Frames: int64(st.Frames), Stalls: st.Stalls,
-		BytesOutPerS: float64(st.BytesOut) / secs, BytesInPerS: float64(st.BytesIn) / secs, HashesChecked: st.HashesChecked}
+		BytesOutPerS: float64(st.BytesOut) / secs, BytesInPerS: float64(st.BytesIn) / secs, HashesChecked: st.HashesChecked,
+		AuthFailures: st.AuthFailures, Replayed: st.Replayed}
 	if st.Frames > 0 {
 		s.MeanLagMS = float64(st.Lag/time.Duration(st.Frames)) / 1e6
 	}
@@ -173,8 +198,8 @@ func runLockstep(args []string, stdout io.Writer) error {
 		if s.Ended != "" {
 			fmt.Fprintf(stdout, "match over: %s\n", s.Ended)
 		}
-		fmt.Fprintf(stdout, "peer %d of %d: %d frames, %d stalls, mean lag %.1f ms, %.0f bytes/s out, %.0f in, %d hashes checked\n",
-			s.Peer, s.Peers, s.Frames, s.Stalls, s.MeanLagMS, s.BytesOutPerS, s.BytesInPerS, s.HashesChecked)
+		fmt.Fprintf(stdout, "peer %d of %d: %d frames, %d stalls, mean lag %.1f ms, %.0f bytes/s out, %.0f in, %d hashes checked, %d auth failures, %d replayed\n",
+			s.Peer, s.Peers, s.Frames, s.Stalls, s.MeanLagMS, s.BytesOutPerS, s.BytesInPerS, s.HashesChecked, s.AuthFailures, s.Replayed)
 	}
 	return err
 }
@@ -199,12 +224,14 @@ type relaySummary struct {
 	LateCmds     uint64   `json:"late_commands"`
 	BytesOutPerS float64  `json:"bytes_out_per_s"`
 	Hashes       uint64   `json:"hashes_checked"`
+	AuthFailures uint64   `json:"auth_failures"`
+	Replayed     uint64   `json:"replayed"`
 	Error        string   `json:"error,omitempty"`
 }
 
 // runLockstepRelay runs the packet server on listen for the peers at
 // addrs; its clock starts with the first peer packet.
-func runLockstepRelay(listen string, addrs []netip.AddrPort, delay int, duration time.Duration, asJSON bool, stdout io.Writer) error {
+func runLockstepRelay(listen string, addrs []netip.AddrPort, cfg lockstep.RelayConfig, duration time.Duration, asJSON bool, stdout io.Writer) error {
 	la, err := netaddr.Resolve(listen)
 	if err != nil {
 		return fmt.Errorf("--serve: %w", err)
@@ -218,7 +245,7 @@ func runLockstepRelay(listen string, addrs []netip.AddrPort, delay int, duration
 	for i, a := range addrs {
 		index[a] = i
 	}
-	r, err := lockstep.NewRelay(lockstep.RelayConfig{Peers: len(addrs), InputDelay: delay},
+	r, err := lockstep.NewRelay(cfg,
 		func(to int, pkt []byte) { conn.WriteToUDPAddrPort(pkt, addrs[to]) })
 	if err != nil {
 		return err
@@ -249,14 +276,15 @@ func runLockstepRelay(listen string, addrs []netip.AddrPort, delay int, duration
 	st := r.Stats()
 	secs := max(time.Since(start).Seconds(), 1e-3)
 	s := relaySummary{Peers: len(addrs), Decided: int64(st.Decided), Duplicated: st.Duplicated[:len(addrs)], LateCmds: st.LateCmds,
-		BytesOutPerS: float64(st.BytesOut) / secs, Hashes: st.HashesChecked}
+		BytesOutPerS: float64(st.BytesOut) / secs, Hashes: st.HashesChecked,
+		AuthFailures: st.AuthFailures, Replayed: st.Replayed}
 	if r.Err() != nil {
 		s.Error = r.Err().Error()
 	}
 	if asJSON {
 		return json.NewEncoder(stdout).Encode(s)
 	}
-	fmt.Fprintf(stdout, "packet server for %d peers: %d frames decided, duplicated %v, %d late commands, %.0f bytes/s out, %d hashes checked\n",
-		s.Peers, s.Decided, s.Duplicated, s.LateCmds, s.BytesOutPerS, s.Hashes)
+	fmt.Fprintf(stdout, "packet server for %d peers: %d frames decided, duplicated %v, %d late commands, %.0f bytes/s out, %d hashes checked, %d auth failures, %d replayed\n",
+		s.Peers, s.Decided, s.Duplicated, s.LateCmds, s.BytesOutPerS, s.Hashes, s.AuthFailures, s.Replayed)
 	return r.Err()
 }

@@ -154,6 +154,10 @@ func peerAddr(i int) netip.AddrPort {
 
 var relayAddr = netip.MustParseAddrPort("10.1.0.200:26000")
 
+// matchKey authenticates the lockstep matches' packets, as a real match's
+// would (their bytes include the header and tag).
+var matchKey = lockstep.MatchKey{1}
+
 func runLockstep(o Options, n int, rtt time.Duration, slow, via bool) Row {
 	net := netsim.New(o.Seed)
 	net.SetDefault(netsim.LinkConfig{Latency: rtt / 2, Loss: o.Loss})
@@ -163,7 +167,7 @@ func runLockstep(o Options, n int, rtt time.Duration, slow, via bool) Row {
 	var relEP *netsim.Endpoint
 	if via {
 		relEP, _ = net.Listen(relayAddr)
-		relay, _ = lockstep.NewRelay(lockstep.RelayConfig{Peers: n}, func(to int, p []byte) { relEP.WriteTo(p, peerAddr(to)) })
+		relay, _ = lockstep.NewRelay(lockstep.RelayConfig{Peers: n, Key: matchKey}, func(to int, p []byte) { relEP.WriteTo(p, peerAddr(to)) })
 	}
 	if slow {
 		far := netsim.LinkConfig{Latency: 3 * rtt / 2, Loss: o.Loss}
@@ -183,7 +187,7 @@ func runLockstep(o Options, n int, rtt time.Duration, slow, via bool) Row {
 		w.Load(settings)
 		ep, _ := net.Listen(peerAddr(i))
 		bot := arena.NewBot(o.Seed*1000+uint64(i), game.ClientNum(i), arena.BotDeathmatch)
-		p, err := lockstep.New(lockstep.Config{Peers: n, Me: i, ViaServer: via}, w,
+		p, err := lockstep.New(lockstep.Config{Peers: n, Me: i, ViaServer: via, Key: matchKey}, w,
 			func(f game.Frame) game.UserCmd { return bot.Command(w, f) },
 			func(to int, pkt []byte) {
 				if to == n {
