@@ -18,6 +18,7 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/acceptance"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/netchan"
 	"github.com/snapwire/snapwire/proto"
@@ -212,6 +213,7 @@ func sweep(t *testing.T, conn *net.UDPConn, to netip.AddrPort, keep func(i int) 
 // that delivers before authenticating, and an address change on a packet
 // that did not authenticate.
 func TestAttackConnIDSweepSecure(t *testing.T) {
+	acceptance.Require(t, "attack-udp")
 	m := startMatch(t, server.Config{}, true, 4)
 	before := m.clientAddrs()
 	att := attacker(t, "127.0.0.2")
@@ -264,6 +266,7 @@ func TestAttackConnIDSweepSecure(t *testing.T) {
 //
 // Guards against: an insecure session accepting a packet from a new IP.
 func TestAttackConnIDSweepInsecure(t *testing.T) {
+	acceptance.Require(t, "attack-udp")
 	m := startMatch(t, server.Config{}, false, 4)
 	before := m.clientAddrs()
 	att := attacker(t, "127.0.0.2")
@@ -334,6 +337,7 @@ func refusal(t *testing.T, ans []byte) proto.Reason {
 // Guards against: state stored before the cookie is checked, and an
 // unbounded number of connects per cookie.
 func TestAttackConnectFloods(t *testing.T) {
+	acceptance.Require(t, "attack-udp")
 	for _, secure := range []bool{true, false} {
 		m := startMatch(t, server.Config{MaxClients: 16}, secure, 1)
 		att := attacker(t, "127.0.0.2")
@@ -406,6 +410,7 @@ func TestAttackConnectFloods(t *testing.T) {
 //
 // Guards against: a missing per-address connection limit.
 func TestAttackSlotExhaustion(t *testing.T) {
+	acceptance.Require(t, "attack-udp")
 	m := startMatch(t, server.Config{MaxClients: 8}, false, 0)
 	to := m.srv.Addr()
 	reg := testgame.New().Registry().Hash()
@@ -438,6 +443,7 @@ func TestAttackSlotExhaustion(t *testing.T) {
 //
 // Guards against: unbounded password attempts.
 func TestAttackPasswordGuessing(t *testing.T) {
+	acceptance.Require(t, "attack-udp")
 	m := startMatch(t, server.Config{Password: "hunter2", CookieLifetime: time.Minute}, false, 0)
 	to := m.srv.Addr()
 	att := attacker(t, "127.0.0.2")
@@ -466,6 +472,7 @@ func TestAttackPasswordGuessing(t *testing.T) {
 //
 // Guards against: a channel that accepts an authentic packet twice.
 func TestAttackReplay(t *testing.T) {
+	acceptance.Require(t, "attack-udp")
 	srv, err := server.Listen("127.0.0.1:0", server.Config{TokenKey: &attackKey, ProtocolID: attackProtocol}, testgame.New(), testgame.DefaultSettings)
 	if err != nil {
 		t.Fatal(err)

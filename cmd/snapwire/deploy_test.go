@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/snapwire/snapwire/internal/acceptance"
 )
 
 // manifestArgs returns the container args of a manifest in deploy/ (the
@@ -86,6 +88,7 @@ func TestStaticBuild(t *testing.T) {
 // docker build of deploy/Dockerfile where a Docker engine runs; this
 // machine kind has only the client, so it skips with a message.
 func TestDeployDockerBuild(t *testing.T) {
+	acceptance.Require(t, "docker")
 	docker, err := exec.LookPath("docker")
 	if err != nil {
 		t.Skip("docker not installed")
@@ -105,6 +108,7 @@ func TestDeployDockerBuild(t *testing.T) {
 
 // kubectl apply --dry-run=client of the manifests where kubectl exists.
 func TestDeployKubectlDryRun(t *testing.T) {
+	acceptance.Require(t, "kubectl")
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
 		t.Skip("kubectl not installed: the manifests are not checked by kubectl here")

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/snapwire/snapwire/internal/acceptance"
 )
 
 var metricsRE = regexp.MustCompile(`msg=metrics url=http://(127\.0\.0\.1:\d+)/metrics`)
@@ -56,6 +58,7 @@ func httpGet(t *testing.T, url string) string {
 // Guards against: metrics that stay flat while the match runs, names or
 // units promtool rejects, a --pprof that serves nothing.
 func TestServeMetrics(t *testing.T) {
+	acceptance.Require(t, "metrics")
 	if testing.Short() {
 		t.Skip("16 bots for 6 s")
 	}

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/snapwire/snapwire/internal/acceptance"
 )
 
 // writeKeyFile writes a new token key file ("snapwire token keygen").
@@ -161,6 +163,7 @@ func TestServeAndBotsInProcess(t *testing.T) {
 // The real binary: "snapwire serve" and two "snapwire bot" processes over
 // loopback UDP, stopped with SIGINT.
 func TestServeAndBotsProcesses(t *testing.T) {
+	acceptance.Require(t, "serve-process")
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/snapwire/snapwire/internal/acceptance"
 )
 
 // envDuration reads a duration from the environment, or def.
@@ -31,6 +33,7 @@ func envDuration(t *testing.T, name string, def time.Duration) time.Duration {
 // (the reader pool and every decoder rejecting cheaply), and unbounded
 // state per unauthenticated packet.
 func TestFlood(t *testing.T) {
+	acceptance.Require(t, "flood")
 	if testing.Short() {
 		t.Skip("flood: skipped in -short mode")
 	}
@@ -71,6 +74,7 @@ func TestFlood(t *testing.T) {
 //
 // Guards against: leaks of goroutines or memory per packet or per client.
 func TestSoak(t *testing.T) {
+	acceptance.Require(t, "soak")
 	if testing.Short() {
 		t.Skip("soak: skipped in -short mode")
 	}
