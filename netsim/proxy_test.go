@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/snapwire/snapwire/internal/acceptance"
 )
 
 // These tests use real UDP sockets on 127.0.0.1; every loop is bounded in
@@ -126,6 +128,7 @@ func TestProxyDeliversWithLatency(t *testing.T) {
 }
 
 func TestProxyLoss(t *testing.T) {
+	acceptance.Require(t, "proxy-udp")
 	echo := startEcho(t)
 	const (
 		total = 2000
@@ -192,6 +195,7 @@ func TestProxyDuplicates(t *testing.T) {
 }
 
 func TestProxyMappingLimitAndExpiry(t *testing.T) {
+	acceptance.Require(t, "proxy-udp")
 	echo := startEcho(t)
 	p, _ := startProxy(t, ProxyConfig{Listen: loopback0, Target: echo,
 		IdleTimeout: 400 * time.Millisecond, MaxClients: 2})
@@ -312,6 +316,7 @@ func TestProxyShutdownNoLeak(t *testing.T) {
 // TestProxyServerStartsLate: while the server is down the upstream socket
 // receives ICMP port-unreachable errors; the mapping must survive them.
 func TestProxyServerStartsLate(t *testing.T) {
+	acceptance.Require(t, "proxy-udp")
 	probe, err := net.ListenUDP("udp4", net.UDPAddrFromAddrPort(loopback0))
 	if err != nil {
 		t.Fatal(err)

@@ -76,11 +76,16 @@ type Result struct {
 	RSSAfterWarmup, RSSMin, RSSMax uint64
 	RSSDeviation                   float64 `json:"rss_deviation"`
 	// Snapshots per client per second in the baseline and during the
-	// measured period, per client; MinRatio is the lowest measured/baseline.
+	// measured period, per client that joined; MinRatio is the lowest
+	// measured/baseline.
 	BaselineRate, MeasuredRate []float64
 	MinRatio                   float64 `json:"min_snapshot_ratio"`
-	// Disconnects counts clients not connected at the end; Server the
-	// server's counters.
+	// Joined is the clients connected when the measured run began (all
+	// of Clients unless some failed to join within JoinLimit) and JoinTime
+	// how long they took; Disconnects counts those of them not connected
+	// at the end; Server the server's counters.
+	Joined      int          `json:"clients_joined"`
+	JoinTime    float64      `json:"join_s"`
 	Disconnects int          `json:"disconnects"`
 	Server      server.Stats `json:"server"`
 	// FloodPackets and FloodRate: malformed packets sent, per second
@@ -91,6 +96,10 @@ type Result struct {
 }
 
 var soakKey = token.Key{0: 's', 1: 'o', 2: 'a', 3: 'k'}
+
+// JoinLimit bounds the wait for every client to join before the run
+// starts with the clients that did.
+const JoinLimit = time.Minute
 
 const soakProtocol = 0x50a6
 
@@ -155,6 +164,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		go func() { defer wg.Done(); r.Run(cctx) }()
 		r.Do(ctx, func(_ time.Duration, c *client.Client) { cl = c })
 	}
+	// joined marks the clients connected when the measured run begins.
+	joined := make([]bool, len(clients))
 	snapshots := func() ([]uint64, int) {
 		out := make([]uint64, len(clients))
 		connected := 0
@@ -168,19 +179,28 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		return out, connected
 	}
-	// Everyone in.
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		if _, n := snapshots(); n == o.Clients {
+	// Everyone in, or as many as joined within JoinLimit: the verdict
+	// counts the clients that joined, and reports the others.
+	joinStart := time.Now()
+	for deadline := joinStart.Add(JoinLimit); ; {
+		if _, n := snapshots(); n == o.Clients || time.Now().After(deadline) {
 			break
 		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			_, n := snapshots()
-			return nil, fmt.Errorf("soak: %d of %d clients connected after 30 s", n, o.Clients)
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-
-	res := &Result{Clients: o.Clients}
+	res := &Result{Clients: o.Clients, JoinTime: time.Since(joinStart).Seconds()}
+	for i, r := range clients {
+		r.Do(ctx, func(_ time.Duration, c *client.Client) { joined[i] = c.State() == client.Connected })
+		if joined[i] {
+			res.Joined++
+		}
+	}
+	if res.Joined == 0 {
+		return nil, fmt.Errorf("soak: none of %d clients connected after %v", o.Clients, JoinLimit)
+	}
 	start := time.Now()
 	var floodSent atomic.Uint64
 	sample := func() Sample {
@@ -214,10 +234,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return ctx.Err()
 		}
 	}
-	rate := func(a, b []uint64, d time.Duration) []float64 {
-		out := make([]float64, len(a))
+	rate := func(a, b []uint64, d time.Duration) []float64 { // of the clients that joined
+		var out []float64
 		for i := range a {
-			out[i] = float64(b[i]-a[i]) / d.Seconds()
+			if joined[i] {
+				out = append(out, float64(b[i]-a[i])/d.Seconds())
+			}
 		}
 		return out
 	}
@@ -267,7 +289,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			res.RSSMin, res.RSSMax = min(res.RSSMin, s.RSSBytes), max(res.RSSMax, s.RSSBytes)
 		}
 	}
-	b, connected := snapshots()
+	b, _ := snapshots()
 	elapsed := time.Since(t0)
 	stopFlood()
 	floodWG.Wait()
@@ -288,7 +310,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			res.MinRatio = min(res.MinRatio, res.MeasuredRate[i]/max(res.BaselineRate[i], 1e-9))
 		}
 	}
-	res.Disconnects = o.Clients - connected
+	for i, r := range clients {
+		r.Do(ctx, func(_ time.Duration, c *client.Client) {
+			if joined[i] && c.State() != client.Connected {
+				res.Disconnects++
+			}
+		})
+	}
 	srv.Do(context.Background(), func(_ time.Duration, s *server.Server) { res.Server = s.Stats() })
 	_, res.ReaderDrops = srv.ReadStats()
 	stopClients()
@@ -393,7 +421,7 @@ func rss() uint64 {
 // Summary is a one-paragraph report of r.
 func (r *Result) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d clients, %.0f s: %d disconnected; ", r.Clients, r.Duration, r.Disconnects)
+	fmt.Fprintf(&b, "%d clients, %d joined in %.1f s; %.0f s: %d disconnected; ", r.Clients, r.Joined, r.JoinTime, r.Duration, r.Disconnects)
 	if r.RSSAfterWarmup > 0 {
 		fmt.Fprintf(&b, "RSS after warm-up %.1f MB (min %.1f, max %.1f: %.1f%% deviation); ",
 			mb(r.RSSAfterWarmup), mb(r.RSSMin), mb(r.RSSMax), 100*r.RSSDeviation)
