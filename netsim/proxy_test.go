@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/internal/acceptance"
+	"github.com/snapwire/snapwire/internal/testwait"
 )
 
 // These tests use real UDP sockets on 127.0.0.1; every loop is bounded in
@@ -295,12 +296,10 @@ func TestProxyShutdownNoLeak(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	left := newGoroutines(base)
-	for deadline := time.Now().Add(3 * time.Second); len(left) > 0 && time.Now().Before(deadline); left = newGoroutines(base) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	var left []string
+	testwait.Until(testwait.Hang, func() bool { left = newGoroutines(base); return len(left) == 0 })
 	if len(left) > 0 {
-		t.Fatalf("%d goroutines started by this test still run 3 s after shutdown:\n%s", len(left), strings.Join(left, "\n\n"))
+		t.Fatalf("%d goroutines started by this test still run %v after shutdown:\n%s", len(left), testwait.Hang, strings.Join(left, "\n\n"))
 	}
 	// the listening socket is closed: its port can be bound again
 	conn, err := net.ListenUDP("udp4", net.UDPAddrFromAddrPort(p.Addr()))
