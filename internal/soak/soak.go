@@ -166,18 +166,20 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	// joined marks the clients connected when the measured run begins.
 	joined := make([]bool, len(clients))
+	// seen is each client's snapshot count when last asked: a client
+	// whose runner has ended keeps its last count.
+	seen := make([]uint64, len(clients))
 	snapshots := func() ([]uint64, int) {
-		out := make([]uint64, len(clients))
 		connected := 0
 		for i, r := range clients {
 			r.Do(ctx, func(_ time.Duration, c *client.Client) {
-				out[i] = c.Stats().SnapshotsReceived
+				seen[i] = c.Stats().SnapshotsReceived
 				if c.State() == client.Connected {
 					connected++
 				}
 			})
 		}
-		return out, connected
+		return slices.Clone(seen), connected
 	}
 	// Everyone in, or as many as joined within JoinLimit: the verdict
 	// counts the clients that joined, and reports the others.
@@ -311,11 +313,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	for i, r := range clients {
-		r.Do(ctx, func(_ time.Duration, c *client.Client) {
-			if joined[i] && c.State() != client.Connected {
-				res.Disconnects++
-			}
-		})
+		connected := false // also when the client's runner has ended
+		r.Do(ctx, func(_ time.Duration, c *client.Client) { connected = c.State() == client.Connected })
+		if joined[i] && !connected {
+			res.Disconnects++
+		}
 	}
 	srv.Do(context.Background(), func(_ time.Duration, s *server.Server) { res.Server = s.Stats() })
 	_, res.ReaderDrops = srv.ReadStats()
