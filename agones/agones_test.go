@@ -10,6 +10,7 @@ import (
 
 	"github.com/snapwire/snapwire/agones"
 	"github.com/snapwire/snapwire/agones/agonestest"
+	"github.com/snapwire/snapwire/internal/testwait"
 )
 
 // players is a match's player list, changed by the test.
@@ -25,13 +26,11 @@ func (p *players) get() []string {
 	return slices.Clone(p.ids)
 }
 
-// waitFor polls cond (bounded).
+// waitFor polls cond; only a hang fails it.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for end := time.Now().Add(5 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
+	if !testwait.Until(testwait.Hang, cond) {
+		t.Fatalf("timed out waiting for %s", what)
 	}
 }
 
@@ -110,14 +109,16 @@ func TestAgentSidecarOutage(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx, time.Second) }()
-	time.Sleep(300 * time.Millisecond)
+	waitFor(t, "Ready retried while the sidecar is down", func() bool { return f.Failed() >= 3 })
 	f.SetFailing(false)
 	waitFor(t, "ready", func() bool { return index(f.Calls(), "POST /ready") >= 0 })
 	f.SetFailing(true)
+	n := f.Failed()
 	ps.set("1", "2")
-	time.Sleep(300 * time.Millisecond)
+	waitFor(t, "the players' reports failing", func() bool { return f.Failed() >= n+2 })
 	ps.set("2", "3") // 1 came and went during the outage
-	time.Sleep(100 * time.Millisecond)
+	n = f.Failed()
+	waitFor(t, "more failed calls after the change", func() bool { return f.Failed() >= n+1 })
 	f.SetFailing(false)
 	waitFor(t, "the players after the outage", func() bool {
 		c := f.Calls()

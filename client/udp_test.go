@@ -9,6 +9,7 @@ import (
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/testgame"
+	"github.com/snapwire/snapwire/internal/testwait"
 	"github.com/snapwire/snapwire/server"
 )
 
@@ -19,7 +20,7 @@ func TestUDPRunners(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*testwait.Hang)
 	defer cancel()
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -37,21 +38,16 @@ func TestUDPRunners(t *testing.T) {
 		wg.Add(1)
 		go func() { defer wg.Done(); errs <- r.Run(cctx) }()
 	}
-	deadline := time.Now().Add(5 * time.Second)
 	for _, r := range runners {
-		for {
-			var st client.Stats
+		var st client.Stats
+		if !testwait.Until(testwait.Hang, func() bool {
 			r.Do(ctx, func(now time.Duration, c *client.Client) { st = c.Stats() })
-			if st.SnapshotsReceived >= 20 {
-				if st.BaseMismatches != 0 || st.DecodeErrors != 0 {
-					t.Errorf("stats %+v", st)
-				}
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("client stuck: %+v", st)
-			}
-			time.Sleep(20 * time.Millisecond)
+			return st.SnapshotsReceived >= 20
+		}) {
+			t.Fatalf("client stuck: %+v", st)
+		}
+		if st.BaseMismatches != 0 || st.DecodeErrors != 0 {
+			t.Errorf("stats %+v", st)
 		}
 	}
 	n := 0
@@ -65,8 +61,10 @@ func TestUDPRunners(t *testing.T) {
 			t.Errorf("client run: %v", err)
 		}
 	}
-	time.Sleep(100 * time.Millisecond)
-	srv.Do(ctx, func(now time.Duration, s *server.Server) { n = s.NumClients() })
+	testwait.Until(testwait.Hang, func() bool {
+		srv.Do(ctx, func(now time.Duration, s *server.Server) { n = s.NumClients() })
+		return n == 0
+	})
 	if n != 0 {
 		t.Errorf("%d clients left after clean disconnects", n)
 	}

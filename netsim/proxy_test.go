@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/snapwire/snapwire/internal/acceptance"
+	"github.com/snapwire/snapwire/internal/testwait"
 )
 
 // These tests use real UDP sockets on 127.0.0.1; every loop is bounded in
@@ -126,6 +129,7 @@ func TestProxyDeliversWithLatency(t *testing.T) {
 }
 
 func TestProxyLoss(t *testing.T) {
+	acceptance.Require(t, "proxy-udp")
 	echo := startEcho(t)
 	const (
 		total = 2000
@@ -192,6 +196,7 @@ func TestProxyDuplicates(t *testing.T) {
 }
 
 func TestProxyMappingLimitAndExpiry(t *testing.T) {
+	acceptance.Require(t, "proxy-udp")
 	echo := startEcho(t)
 	p, _ := startProxy(t, ProxyConfig{Listen: loopback0, Target: echo,
 		IdleTimeout: 400 * time.Millisecond, MaxClients: 2})
@@ -291,12 +296,10 @@ func TestProxyShutdownNoLeak(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	left := newGoroutines(base)
-	for deadline := time.Now().Add(3 * time.Second); len(left) > 0 && time.Now().Before(deadline); left = newGoroutines(base) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	var left []string
+	testwait.Until(testwait.Hang, func() bool { left = newGoroutines(base); return len(left) == 0 })
 	if len(left) > 0 {
-		t.Fatalf("%d goroutines started by this test still run 3 s after shutdown:\n%s", len(left), strings.Join(left, "\n\n"))
+		t.Fatalf("%d goroutines started by this test still run %v after shutdown:\n%s", len(left), testwait.Hang, strings.Join(left, "\n\n"))
 	}
 	// the listening socket is closed: its port can be bound again
 	conn, err := net.ListenUDP("udp4", net.UDPAddrFromAddrPort(p.Addr()))
@@ -312,6 +315,7 @@ func TestProxyShutdownNoLeak(t *testing.T) {
 // TestProxyServerStartsLate: while the server is down the upstream socket
 // receives ICMP port-unreachable errors; the mapping must survive them.
 func TestProxyServerStartsLate(t *testing.T) {
+	acceptance.Require(t, "proxy-udp")
 	probe, err := net.ListenUDP("udp4", net.UDPAddrFromAddrPort(loopback0))
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/internal/testgame"
+	"github.com/snapwire/snapwire/internal/testwait"
 )
 
 // fakeTransport owns 100::/64 and records what the server sends it.
@@ -65,8 +66,8 @@ func TestRunnerTransport(t *testing.T) {
 		cancel()
 		<-done
 	}()
-	for !r.started.Load() {
-		time.Sleep(time.Millisecond)
+	if !testwait.Until(testwait.Hang, r.started.Load) {
+		t.Fatal("Run did not start")
 	}
 	if err := r.Attach(ft); err == nil {
 		t.Error("Attach after Run succeeded")
@@ -76,7 +77,7 @@ func TestRunnerTransport(t *testing.T) {
 	}
 	select {
 	case <-ft.got:
-	case <-time.After(5 * time.Second):
+	case <-time.After(testwait.Hang):
 		t.Fatal("no answer through the transport")
 	}
 	ft.mu.Lock()
@@ -93,7 +94,7 @@ func TestRunnerTransport(t *testing.T) {
 	if _, err := c.Write(oob(goodConnect(8).Append(nil))); err != nil {
 		t.Fatal(err)
 	}
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	c.SetReadDeadline(time.Now().Add(testwait.Hang))
 	if n, err := c.Read(make([]byte, 2048)); err != nil || n < 5 {
 		t.Errorf("no UDP answer: %d %v", n, err)
 	}

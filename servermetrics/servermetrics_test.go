@@ -13,6 +13,7 @@ import (
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/testgame"
+	"github.com/snapwire/snapwire/internal/testwait"
 	"github.com/snapwire/snapwire/server"
 )
 
@@ -59,7 +60,7 @@ func TestCollectorAgainstServerCounters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*testwait.Hang)
 	defer cancel()
 	srvCtx, stopSrv := context.WithCancel(ctx)
 	srvDone := make(chan error, 1)
@@ -69,9 +70,9 @@ func TestCollectorAgainstServerCounters(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(New(r))
 
-	// Three clients play 2.5 s.
+	// Three clients play until the counters have moved.
 	var wg sync.WaitGroup
-	cliCtx, stopClients := context.WithTimeout(ctx, 2500*time.Millisecond)
+	cliCtx, stopClients := context.WithCancel(ctx)
 	defer stopClients()
 	for i := range 3 {
 		c, err := client.Dial(r.Addr().String(), client.Config{Name: "m"}, testgame.New(),
@@ -82,8 +83,13 @@ func TestCollectorAgainstServerCounters(t *testing.T) {
 		wg.Add(1)
 		go func() { defer wg.Done(); c.Run(cliCtx) }()
 	}
-	time.Sleep(time.Second)
-	first := scrape(t, reg)
+	var first map[string]float64
+	if !testwait.Until(testwait.Hang, func() bool {
+		first = scrape(t, reg)
+		return first["snapwire_clients in_game"] == 3 && first["snapwire_client_rtt_seconds"] == 3 && first["snapwire_commands_in_time_total"] > 0
+	}) {
+		t.Fatalf("the three clients did not join: %v", first)
+	}
 	// Garbage from a stranger, to move the rejection counters: a packet
 	// too short for a header, and one for a connection that does not exist.
 	junk, err := net.DialUDP("udp4", nil, net.UDPAddrFromAddrPort(r.Addr()))
@@ -93,15 +99,27 @@ func TestCollectorAgainstServerCounters(t *testing.T) {
 	defer junk.Close()
 	junk.Write([]byte{1, 2, 3})
 	junk.Write([]byte{0, 1, 0xee, 0xee, 5, 0, 0, 0, 9, 9, 9, 9})
-	time.Sleep(time.Second)
-	second := scrape(t, reg)
-	for _, name := range []string{
+	names := []string{
 		"snapwire_frames_total", "snapwire_frame_duration_seconds", "snapwire_snapshot_build_duration_seconds",
 		"snapwire_snapshots_sent_total", "snapwire_snapshot_bytes_total", "snapwire_base_applies_total",
 		"snapwire_channel_bytes_total in", "snapwire_channel_bytes_total out",
 		"snapwire_channel_packets_total in", "snapwire_channel_packets_total out", "snapwire_commands_in_time_total",
 		"snapwire_packets_rejected_total malformed", "snapwire_packets_rejected_total unknown_connection",
-	} {
+	}
+	var second map[string]float64
+	testwait.Until(testwait.Hang, func() bool {
+		second = scrape(t, reg)
+		if second["snapwire_snapshots_sent_total"] < 3*30 {
+			return false
+		}
+		for _, name := range names {
+			if second[name] <= first[name] {
+				return false
+			}
+		}
+		return true
+	})
+	for _, name := range names {
 		if second[name] <= first[name] {
 			t.Errorf("%s did not move: %v then %v", name, first[name], second[name])
 		}
@@ -115,13 +133,11 @@ func TestCollectorAgainstServerCounters(t *testing.T) {
 	// frames moves, and the scrape must equal the server's counters.
 	stopClients()
 	wg.Wait()
-	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+	testwait.Until(testwait.Hang, func() bool {
 		n := -1
 		r.Do(ctx, func(_ time.Duration, s *server.Server) { n = s.NumClients() })
-		if n == 0 {
-			break
-		}
-	}
+		return n == 0
+	})
 	final := scrape(t, reg)
 	var st server.Stats
 	var tot server.Totals
@@ -148,7 +164,7 @@ func TestCollectorAgainstServerCounters(t *testing.T) {
 	if final["snapwire_disconnects_total"] != 3 || final["snapwire_clients in_game"] != 0 || final["snapwire_snapshots_sent_total"] < 3*30 {
 		t.Errorf("after the clients left: %v", final)
 	}
-	t.Logf("3 clients, 2.5 s: %v snapshots, %v bytes out, %v base applies, %v frames",
+	t.Logf("3 clients: %v snapshots, %v bytes out, %v base applies, %v frames",
 		final["snapwire_snapshots_sent_total"], final["snapwire_channel_bytes_total out"], final["snapwire_base_applies_total"], final["snapwire_frames_total"])
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/snapwire/snapwire/agones"
 	"github.com/snapwire/snapwire/agones/agonestest"
+	"github.com/snapwire/snapwire/internal/acceptance"
 )
 
 // Acceptance (Agones): "serve --agones" against a fake sidecar
@@ -23,6 +24,7 @@ import (
 // Guards against: the game loop waiting on the sidecar (snapshots would
 // stop during the outage), player reports lost in the outage.
 func TestServeAgones(t *testing.T) {
+	acceptance.Require(t, "agones-process")
 	if testing.Short() {
 		t.Skip("a 13 s match")
 	}

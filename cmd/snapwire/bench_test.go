@@ -9,15 +9,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/snapwire/snapwire/internal/acceptance"
 	"github.com/snapwire/snapwire/internal/bench"
 )
 
 // `snapwire bench --quick --json --out dir` on two scenarios: the JSON rows carry the documented
-// fields and BENCHMARKS.md is written. (.ci/run runs the whole --quick suite.)
+// fields and BENCHMARKS.md is written. (.ci/run runs the whole --quick suite.) The peer
+// libraries run on Node, an external program: only in the "peers" acceptance run.
 func TestBenchQuickJSON(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	if err := runBench([]string{"--quick", "--json", "-q", "--ticks", "45", "--scenarios", "duel,churn", "--out", dir}, &out); err != nil {
+	args := []string{"--quick", "--json", "-q", "--ticks", "45", "--scenarios", "duel,churn", "--out", dir}
+	withPeers := acceptance.Enabled("peers")
+	if !withPeers {
+		args = append(args, "--peers", "none")
+	}
+	if err := runBench(args, &out); err != nil {
 		t.Fatal(err)
 	}
 	var rows []map[string]any
@@ -28,11 +35,13 @@ func TestBenchQuickJSON(t *testing.T) {
 	// quake3, quake3-nohuff); with Node and the peers installed, 2 scenarios x (colyseus at 0%
 	// loss, geckos at every loss rate).
 	want, encs := 2*3*6, []string{"doom3", "doom3+huff", "doom3+rc", "doom3-nozrle", "quake3", "quake3-nohuff"}
-	if _, err := bench.PeersReady(bench.DefaultPeersDir()); err == nil {
-		want += 2 * (1 + 3)
-		encs = append(encs, bench.EncColyseus, bench.EncGeckos)
-	} else if os.Getenv("SNAPWIRE_REQUIRE_NODE_PEERS") == "1" {
-		t.Fatalf("peers required (SNAPWIRE_REQUIRE_NODE_PEERS=1): %v", err)
+	if withPeers {
+		if _, err := bench.PeersReady(bench.DefaultPeersDir()); err == nil {
+			want += 2 * (1 + 3)
+			encs = append(encs, bench.EncColyseus, bench.EncGeckos)
+		} else if os.Getenv("SNAPWIRE_REQUIRE_NODE_PEERS") == "1" {
+			t.Fatalf("peers required (SNAPWIRE_REQUIRE_NODE_PEERS=1): %v", err)
+		}
 	}
 	if len(rows) != want {
 		t.Fatalf("%d rows, want %d", len(rows), want)

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/snapwire/snapwire/internal/acceptance"
 )
 
 // manifestArgs returns the container args of a manifest in deploy/ (the
@@ -86,6 +89,7 @@ func TestStaticBuild(t *testing.T) {
 // docker build of deploy/Dockerfile where a Docker engine runs; this
 // machine kind has only the client, so it skips with a message.
 func TestDeployDockerBuild(t *testing.T) {
+	acceptance.Require(t, "docker")
 	docker, err := exec.LookPath("docker")
 	if err != nil {
 		t.Skip("docker not installed")
@@ -105,12 +109,27 @@ func TestDeployDockerBuild(t *testing.T) {
 
 // kubectl apply --dry-run=client of the manifests where kubectl exists.
 func TestDeployKubectlDryRun(t *testing.T) {
+	acceptance.Require(t, "kubectl")
 	kubectl, err := exec.LookPath("kubectl")
 	if err != nil {
 		t.Skip("kubectl not installed: the manifests are not checked by kubectl here")
 	}
+	// Without a kubeconfig kubectl asks localhost:8080, where anything may
+	// listen: point it at a port nobody serves instead (bound, then
+	// closed), so that "no cluster" is what it finds.
+	var server []string
+	home, _ := os.UserHomeDir()
+	if _, err := os.Stat(filepath.Join(home, ".kube", "config")); os.Getenv("KUBECONFIG") == "" && err != nil {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln.Close()
+		server = []string{"--server", "http://" + ln.Addr().String()}
+	}
 	for _, name := range []string{"gameserver.yaml", "fleet.yaml"} {
-		out, err := exec.Command(kubectl, "apply", "--dry-run=client", "--validate=false", "--request-timeout=5s", "-f", filepath.Join("..", "..", "deploy", name)).CombinedOutput()
+		args := append([]string{"apply", "--dry-run=client", "--validate=false", "--request-timeout=5s", "-f", filepath.Join("..", "..", "deploy", name)}, server...)
+		out, err := exec.Command(kubectl, args...).CombinedOutput()
 		if err != nil && strings.Contains(string(out), "unable to recognize") && strings.Contains(string(out), "connect") {
 			// A client dry run still asks the API server which kinds exist.
 			t.Skipf("kubectl found no cluster to map the kinds with (%s): the manifests are not checked by kubectl here", strings.TrimSpace(string(out[strings.LastIndex(string(out), "error:"):])))

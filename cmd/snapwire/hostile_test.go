@@ -41,6 +41,7 @@ import (
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/examples/arena"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/acceptance"
 	"github.com/snapwire/snapwire/netchan"
 	"github.com/snapwire/snapwire/proto"
 	"github.com/snapwire/snapwire/snapshot"
@@ -333,6 +334,7 @@ func buildSnapwire(t *testing.T) string {
 // than one core-second per second or grow its memory past a stated bound;
 // the client gives up with a clear error.
 func TestHostileServerProcess(t *testing.T) {
+	acceptance.Require(t, "hostile-process")
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}

@@ -10,12 +10,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/snapwire/snapwire/internal/acceptance"
 	"github.com/snapwire/snapwire/token"
 )
 
 // Three "snapwire lockstep" peers over loopback UDP for 3 s: every peer
 // runs the frames with the same states (hashes compared, no desync).
 func TestLockstepUDP(t *testing.T) {
+	acceptance.Require(t, "lockstep-udp")
 	// Three hosts: 127.0.0.11-13, on a port below the ephemeral range.
 	key := lockstepKeyFile(t)
 	port := strings.TrimPrefix(freeFixedPort(t), "127.0.0.1:")
@@ -49,6 +51,7 @@ func TestLockstepUDP(t *testing.T) {
 
 // The same three peers through "snapwire lockstep --serve" on 127.0.0.14.
 func TestLockstepRelayUDP(t *testing.T) {
+	acceptance.Require(t, "lockstep-udp")
 	port := strings.TrimPrefix(freeFixedPort(t), "127.0.0.1:")
 	var addrs []string
 	for i := range 3 {

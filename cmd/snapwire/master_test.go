@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/acceptance"
 	"github.com/snapwire/snapwire/internal/oaserver"
 	"github.com/snapwire/snapwire/q3/master"
 )
@@ -50,6 +51,7 @@ func masterList(t *testing.T, m netip.AddrPort, p string) []netip.AddrPort {
 // getserversResponse quakestat cannot read, serve not heartbeating from
 // its game socket.
 func TestMasterLive(t *testing.T) {
+	acceptance.Require(t, "q3live")
 	if testing.Short() {
 		t.Skip("processes and a real server")
 	}

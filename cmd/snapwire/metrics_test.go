@@ -13,6 +13,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/snapwire/snapwire/internal/acceptance"
+	"github.com/snapwire/snapwire/internal/testwait"
 )
 
 var metricsRE = regexp.MustCompile(`msg=metrics url=http://(127\.0\.0\.1:\d+)/metrics`)
@@ -56,6 +59,7 @@ func httpGet(t *testing.T, url string) string {
 // Guards against: metrics that stay flat while the match runs, names or
 // units promtool rejects, a --pprof that serves nothing.
 func TestServeMetrics(t *testing.T) {
+	acceptance.Require(t, "metrics")
 	if testing.Short() {
 		t.Skip("16 bots for 6 s")
 	}
@@ -88,14 +92,32 @@ func TestServeMetrics(t *testing.T) {
 	// The first scrape once all 16 are in the game (bounded: a loaded
 	// machine may take a while to connect them).
 	var first string
-	for end := time.Now().Add(4 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+	testwait.Until(4*time.Second, func() bool {
 		first = httpGet(t, "http://"+maddr+"/metrics")
-		if metricValues(first)[`snapwire_clients{state="in_game"}`] == 16 || time.Now().After(end) {
-			break
-		}
+		v := metricValues(first)
+		return v[`snapwire_clients{state="in_game"}`] == 16 && v["snapwire_client_rtt_seconds_count"] == 16
+	})
+	// The second once every metric moved, while the bots still play.
+	names := []string{
+		"snapwire_frames_total", "snapwire_frame_duration_seconds_count", "snapwire_snapshot_build_duration_seconds_count",
+		"snapwire_snapshots_sent_total", "snapwire_snapshot_bytes_total", "snapwire_base_applies_total",
+		`snapwire_channel_bytes_total{direction="in"}`, `snapwire_channel_bytes_total{direction="out"}`,
+		`snapwire_channel_packets_total{direction="in"}`, `snapwire_channel_packets_total{direction="out"}`,
+		"snapwire_commands_in_time_total", "process_cpu_seconds_total",
 	}
-	time.Sleep(time.Second)
-	second := httpGet(t, "http://"+maddr+"/metrics")
+	var second string
+	scraped := time.Now()
+	testwait.Until(4*time.Second, func() bool {
+		second = httpGet(t, "http://"+maddr+"/metrics")
+		a, b := metricValues(first), metricValues(second)
+		for _, name := range names {
+			if b[name] <= a[name] {
+				return false
+			}
+		}
+		return b["snapwire_client_rtt_seconds_sum"] != a["snapwire_client_rtt_seconds_sum"]
+	})
+	between := time.Since(scraped)
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
@@ -104,13 +126,7 @@ func TestServeMetrics(t *testing.T) {
 	}
 
 	a, b := metricValues(first), metricValues(second)
-	for _, name := range []string{
-		"snapwire_frames_total", "snapwire_frame_duration_seconds_count", "snapwire_snapshot_build_duration_seconds_count",
-		"snapwire_snapshots_sent_total", "snapwire_snapshot_bytes_total", "snapwire_base_applies_total",
-		`snapwire_channel_bytes_total{direction="in"}`, `snapwire_channel_bytes_total{direction="out"}`,
-		`snapwire_channel_packets_total{direction="in"}`, `snapwire_channel_packets_total{direction="out"}`,
-		"snapwire_commands_in_time_total", "process_cpu_seconds_total",
-	} {
+	for _, name := range names {
 		if b[name] <= a[name] {
 			t.Errorf("%s did not move: %v then %v", name, a[name], b[name])
 		}
@@ -124,7 +140,7 @@ func TestServeMetrics(t *testing.T) {
 	if !strings.Contains(httpGet(t, "http://"+maddr+"/debug/pprof/"), "goroutine") {
 		t.Error("/debug/pprof/ lists no profiles")
 	}
-	t.Logf("16 bots, 1 s between scrapes: %.0f snapshots, %.0f bytes out, %.0f base applies",
+	t.Logf("16 bots, %.2f s between scrapes: %.0f snapshots, %.0f bytes out, %.0f base applies", between.Seconds(),
 		b["snapwire_snapshots_sent_total"]-a["snapwire_snapshots_sent_total"],
 		b[`snapwire_channel_bytes_total{direction="out"}`]-a[`snapwire_channel_bytes_total{direction="out"}`],
 		b["snapwire_base_applies_total"]-a["snapwire_base_applies_total"])

@@ -14,6 +14,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/snapwire/snapwire/internal/acceptance"
+	"github.com/snapwire/snapwire/internal/testwait"
 )
 
 // writeKeyFile writes a new token key file ("snapwire token keygen").
@@ -53,12 +56,12 @@ var listenRE = regexp.MustCompile(`msg=listening addr=(127\.0\.0\.1:\d+)`)
 // waitMatch polls out until re matches (at most limit) and returns the
 // first submatch, or "".
 func waitMatch(out *syncBuffer, re *regexp.Regexp, limit time.Duration) string {
-	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if m := re.FindStringSubmatch(out.String()); m != nil {
-			return m[1]
-		}
+	var m []string
+	testwait.Until(limit, func() bool { m = re.FindStringSubmatch(out.String()); return m != nil })
+	if m == nil {
+		return ""
 	}
-	return ""
+	return m[1]
 }
 
 func TestServeFlags(t *testing.T) {
@@ -105,9 +108,11 @@ func TestBotFlags(t *testing.T) {
 }
 
 // In process (so -race sees serve's and bot's goroutines): a server and two
-// bots on loopback play for two seconds.
+// bots on loopback play for two seconds. The outcome is checked, not a
+// rate: on a loaded machine the bots may receive fewer snapshots in their
+// two seconds, never none, and never a wrong one.
 func TestServeAndBotsInProcess(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*testwait.Hang)
 	defer cancel()
 	keyFile := writeKeyFile(t)
 	srvCtx, stopSrv := context.WithCancel(ctx)
@@ -116,7 +121,7 @@ func TestServeAndBotsInProcess(t *testing.T) {
 	go func() {
 		srvDone <- serve(srvCtx, serveOptions{listen: "127.0.0.1:0", tick: 60, snaps: 20, maxClients: 4, status: 500 * time.Millisecond, keyFile: keyFile}, &srvOut)
 	}()
-	addr := waitMatch(&srvOut, listenRE, 5*time.Second)
+	addr := waitMatch(&srvOut, listenRE, testwait.Hang)
 	if addr == "" {
 		stopSrv()
 		t.Fatalf("server did not start: %v\n%s", <-srvDone, srvOut.String())
@@ -134,9 +139,7 @@ func TestServeAndBotsInProcess(t *testing.T) {
 	}
 	wg.Wait()
 	// The bots' disconnect messages reach the server's next poll.
-	for deadline := time.Now().Add(3 * time.Second); strings.Count(srvOut.String(), "msg=disconnect") < 2 && time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond)
-	}
+	testwait.Until(testwait.Hang, func() bool { return strings.Count(srvOut.String(), "msg=disconnect") >= 2 })
 	stopSrv()
 	if err := <-srvDone; err != nil {
 		t.Fatal(err)
@@ -146,8 +149,9 @@ func TestServeAndBotsInProcess(t *testing.T) {
 		if errs[i] != nil || json.Unmarshal(outs[i].Bytes(), &s) != nil {
 			t.Fatalf("bot %d: %v\n%s", i, errs[i], outs[i].String())
 		}
-		// 2 s at 20 Hz, less the handshake.
-		if s.SnapshotsReceived < 25 || s.BaseMismatches != 0 || s.BaseChecks < 20 || s.State != "connected" || s.KbpsDown <= 0 {
+		// 2 s at 20 Hz, less the handshake, is about 35; any number
+		// shows the bot played, and every base it checked matched.
+		if s.SnapshotsReceived == 0 || s.BaseMismatches != 0 || s.BaseChecks == 0 || s.State != "connected" || s.KbpsDown <= 0 {
 			t.Errorf("bot %d: %+v", i, s)
 		}
 	}
@@ -161,6 +165,7 @@ func TestServeAndBotsInProcess(t *testing.T) {
 // The real binary: "snapwire serve" and two "snapwire bot" processes over
 // loopback UDP, stopped with SIGINT.
 func TestServeAndBotsProcesses(t *testing.T) {
+	acceptance.Require(t, "serve-process")
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/examples/arena"
+	"github.com/snapwire/snapwire/internal/acceptance"
 	"github.com/snapwire/snapwire/internal/play"
 )
 
@@ -25,6 +26,7 @@ import (
 // SNAPWIRE_REQUIRE_DISPLAY=1. With SNAPWIRE_PLAY_PNG=FILE the screenshot
 // is also copied there (docs/play.png).
 func TestPlayWindowXvfb(t *testing.T) {
+	acceptance.Require(t, "window")
 	dir := t.TempDir()
 	bin, xvfb := buildPlay(t, dir)
 	shot := filepath.Join(dir, "play.png")

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/acceptance"
 	"github.com/snapwire/snapwire/internal/oaserver"
 )
 
@@ -120,6 +121,7 @@ func oaServer(t *testing.T) (netip.AddrPort, string) {
 // through it, all at once against one real OpenArena server with a bot,
 // for 5 s each.
 func TestQ3ClientCLILive(t *testing.T) {
+	acceptance.Require(t, "q3live")
 	srv, serverLog := oaServer(t)
 	dir := t.TempDir()
 	demoPath := filepath.Join(dir, "cli.dm_68")
@@ -261,6 +263,7 @@ func freeFixedPort(t *testing.T) string {
 // default once was checksummed for 71: 214 netchan checksum errors and 0
 // snapshots against this server; switching detectFraming off fails this).
 func TestQ3ConnectStockServer(t *testing.T) {
+	acceptance.Require(t, "q3live")
 	if testing.Short() {
 		t.Skip("30 s against a real server")
 	}

@@ -68,6 +68,8 @@ func runSoak(args []string, stdout io.Writer) error {
 		fmt.Fprintln(stdout, res.Summary())
 	}
 	switch {
+	case res.Joined < res.Clients:
+		return fmt.Errorf("%d of %d clients joined within %v", res.Joined, res.Clients, soak.JoinLimit)
 	case res.Disconnects > 0:
 		return fmt.Errorf("%d clients disconnected", res.Disconnects)
 	case res.RSSAfterWarmup > 0 && res.RSSDeviation > *maxDev:

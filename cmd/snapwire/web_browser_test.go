@@ -19,6 +19,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/snapwire/snapwire/internal/acceptance"
 	"github.com/snapwire/snapwire/internal/play"
 )
 
@@ -93,6 +94,7 @@ type browserSummary struct {
 // the browser player move. Skipped without chromium unless
 // SNAPWIRE_REQUIRE_CHROMIUM=1.
 func TestBrowserPlay(t *testing.T) {
+	acceptance.Require(t, "browser")
 	if testing.Short() {
 		t.Skip("builds the wasm and runs Chromium for 20 s")
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/acceptance"
 	"github.com/snapwire/snapwire/internal/play"
 	"github.com/snapwire/snapwire/token"
 )
@@ -44,6 +45,7 @@ func TestServeWebFlags(t *testing.T) {
 // Guards against: a secure server that browsers cannot join, or that
 // lets them join without a token.
 func TestServeWebSecure(t *testing.T) {
+	acceptance.Require(t, "webrtc")
 	if testing.Short() {
 		t.Skip("real sockets, WebRTC on loopback")
 	}

@@ -12,14 +12,17 @@ import (
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/acceptance"
 	"github.com/snapwire/snapwire/snapshot"
 )
 
-// peersOrSkip returns node and the peers' program directory, or skips the test when Node or
-// the pinned packages are absent; SNAPWIRE_REQUIRE_NODE_PEERS=1 (set by .ci/run once npm ci
-// succeeded) makes that a failure.
+// peersOrSkip returns node and the peers' program directory, or skips the test: Node is an
+// external program, so the peers run only in the "peers" acceptance run, and there a missing
+// Node or missing pinned packages skip the test, or fail it with SNAPWIRE_REQUIRE_NODE_PEERS=1
+// (set by .ci/run once npm ci succeeded).
 func peersOrSkip(t *testing.T) (node, dir string) {
 	t.Helper()
+	acceptance.Require(t, "peers")
 	dir = DefaultPeersDir()
 	node, err := PeersReady(dir)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/examples/arena"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/testwait"
 	"github.com/snapwire/snapwire/server"
 )
 
@@ -296,12 +297,19 @@ func TestSessionRemote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Real time at a display's pace until 30 snapshots and 10 base checks
+	// are in (about 2 s idle); only a hang fails the bound.
 	start := time.Now()
 	var sc Scene
-	for time.Since(start) < 3*time.Second {
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for time.Since(start) < testwait.Hang {
 		s.Step(time.Since(start), Input{})
 		s.Scene(&sc, 800, 600)
-		time.Sleep(5 * time.Millisecond) // a display's pace in real time
+		if sum := s.Summary(); sum.Snapshots >= 30 && sum.BaseChecks >= 10 {
+			break
+		}
+		<-tick.C
 	}
 	sum := s.Summary()
 	if err := s.Close(); err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/examples/arena"
+	"github.com/snapwire/snapwire/internal/acceptance"
 	"github.com/snapwire/snapwire/internal/rtc"
 	"github.com/snapwire/snapwire/server"
 )
@@ -19,6 +20,7 @@ import (
 // (pion on both ends, ICE on 127.0.0.1) while another joins over UDP, the
 // same match and server core; each sees the other player move.
 func TestSessionWebRTC(t *testing.T) {
+	acceptance.Require(t, "webrtc")
 	if testing.Short() {
 		t.Skip("real WebRTC and UDP on loopback")
 	}

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/snapwire/snapwire/internal/acceptance"
 )
 
 // fakeChan is a detached channel without pion: messages to read come
@@ -131,6 +133,7 @@ func TestLongMessageClosesPeer(t *testing.T) {
 // remove; logged for docs/PROTOCOL.md and bounded so a regression in how
 // we drive pion (say, a per-message timer) shows.
 func TestPionAllocs(t *testing.T) {
+	acceptance.Require(t, "webrtc")
 	if testing.Short() {
 		t.Skip("real WebRTC connection")
 	}

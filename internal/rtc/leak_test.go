@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/snapwire/snapwire/internal/acceptance"
 )
 
 // Closing the server and the client leaves no goroutine of ours or pion's
@@ -17,6 +19,7 @@ import (
 // Guards against: a reader, a connect-timeout watcher or a peer
 // connection left running after its peer or the server closed.
 func TestCloseLeavesNoGoroutines(t *testing.T) {
+	acceptance.Require(t, "webrtc")
 	if testing.Short() {
 		t.Skip("real WebRTC connection")
 	}

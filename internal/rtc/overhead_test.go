@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/pion/webrtc/v4"
+
+	"github.com/snapwire/snapwire/internal/acceptance"
 )
 
 // pairTotals sums the application (non-STUN) packets and UDP payload
@@ -32,6 +34,7 @@ func pairTotals(pc *webrtc.PeerConnection) (packets, bytes uint64) {
 // DATA chunk header (RFCs 6347, 5288, 9260) come to 65 bytes before
 // padding and acknowledgements.
 func TestChannelOverhead(t *testing.T) {
+	acceptance.Require(t, "webrtc")
 	if testing.Short() {
 		t.Skip("real WebRTC connection, 3 s")
 	}

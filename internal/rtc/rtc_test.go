@@ -16,6 +16,7 @@ import (
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/examples/arena"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/acceptance"
 	"github.com/snapwire/snapwire/internal/rtc"
 	"github.com/snapwire/snapwire/server"
 	"github.com/snapwire/snapwire/snapshot"
@@ -243,6 +244,7 @@ func (p *player) watchOthers() {
 // that is ordered or reliable (a lost packet would stall it, not be lost),
 // and a peer left behind after it leaves.
 func TestDataChannelMatch(t *testing.T) {
+	acceptance.Require(t, "webrtc")
 	m := newMatch(t, server.Config{SnapshotRate: 60, VerifyBase: true, MaxClients: 4}, rtc.Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -372,6 +374,7 @@ func offer(t testing.TB) string {
 // Guards against: unbounded bodies, peers piling up from offers that
 // never connect, a nil dereference on garbage.
 func TestSignallingBounds(t *testing.T) {
+	acceptance.Require(t, "webrtc")
 	m := newMatch(t, server.Config{}, rtc.Config{MaxPeers: 1, MaxOffer: 8 << 10, ConnectTimeout: 500 * time.Millisecond})
 	post := func(body string) (int, string) {
 		t.Helper()
@@ -431,6 +434,7 @@ func TestSignallingBounds(t *testing.T) {
 // Guards against: a stranger holding all MaxPeers slots with offers it
 // never connects.
 func TestSignallingPerIP(t *testing.T) {
+	acceptance.Require(t, "webrtc")
 	m := newMatch(t, server.Config{}, rtc.Config{MaxPeers: 8, MaxPeersPerIP: 1, ConnectTimeout: 500 * time.Millisecond})
 	post := func() int {
 		t.Helper()

@@ -37,6 +37,10 @@ import (
 	"github.com/snapwire/snapwire/token"
 )
 
+// JoinLimit bounds the wait for every client to join before the run
+// starts with the clients that did.
+const JoinLimit = time.Minute
+
 // Options configure a run.
 type Options struct {
 	Clients  int           // bot clients [64]
@@ -118,12 +122,17 @@ type Result struct {
 	RSSMax         uint64  `json:"rss_max_bytes"`
 	RSSDeviation   float64 `json:"rss_deviation"`
 	// Snapshots per client per second in the baseline and during the
-	// measured period, per client; MinRatio is the lowest measured/baseline.
+	// measured period, per client that joined; MinRatio is the lowest
+	// measured/baseline.
 	BaselineRate []float64 `json:"baseline_snapshots_per_s,omitempty"` // with FloodRate
 	MeasuredRate []float64 `json:"snapshots_per_s"`
 	MinRatio     float64   `json:"min_snapshot_ratio"`
-	// Disconnects counts clients not connected at the end; Server the
-	// server's counters.
+	// Joined is the clients connected when the measured run began (all
+	// of Clients unless some failed to join within JoinLimit) and JoinTime
+	// how long they took, in seconds; Disconnects counts those of them
+	// not connected at the end; Server the server's counters.
+	Joined      int            `json:"clients_joined"`
+	JoinTime    float64        `json:"join_s"`
 	Disconnects int            `json:"disconnects"`
 	Server      ServerCounters `json:"server"`
 	// FloodPackets and FloodRate: malformed packets sent, per second
@@ -203,13 +212,16 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	// until the end, not ctx, which a SIGINT ends: a cancelled read left
 	// zeros that the rates subtracted from the earlier counts. A client
 	// whose Runner has returned (disconnected) is read after it.
+	// isConnected holds each client's state at the last read.
+	isConnected := make([]bool, len(clients))
 	snapshots := func() ([]uint64, int) {
 		out := make([]uint64, len(clients))
 		connected := 0
 		for i, r := range clients {
 			read := func(c *client.Client) {
 				out[i] = c.Stats().SnapshotsReceived
-				if c.State() == client.Connected {
+				isConnected[i] = c.State() == client.Connected
+				if isConnected[i] {
 					connected++
 				}
 			}
@@ -219,23 +231,35 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		return out, connected
 	}
-	// Everyone in.
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		if _, n := snapshots(); n == o.Clients {
+	// Everyone in, or as many as joined within JoinLimit: the verdict
+	// counts the clients that joined, and reports the others.
+	joinStart := time.Now()
+	for deadline := joinStart.Add(JoinLimit); ; {
+		if _, n := snapshots(); n == o.Clients || time.Now().After(deadline) {
 			break
 		}
 		if ctx.Err() != nil {
 			_, n := snapshots()
 			return nil, fmt.Errorf("soak: stopped while the clients joined (%d of %d connected)", n, o.Clients)
 		}
-		if time.Now().After(deadline) {
-			_, n := snapshots()
-			return nil, fmt.Errorf("soak: %d of %d clients connected after 30 s", n, o.Clients)
-		}
 		time.Sleep(50 * time.Millisecond)
 	}
-
-	res := &Result{Clients: o.Clients}
+	res := &Result{Clients: o.Clients, JoinTime: time.Since(joinStart).Seconds()}
+	_, res.Joined = snapshots()
+	joined := slices.Clone(isConnected) // the clients the verdict counts
+	if res.Joined == 0 {
+		return nil, fmt.Errorf("soak: none of %d clients connected after %v", o.Clients, JoinLimit)
+	}
+	// ofJoined keeps the figures of the clients that joined.
+	ofJoined := func(v []float64) []float64 {
+		var out []float64
+		for i, x := range v {
+			if joined[i] {
+				out = append(out, x)
+			}
+		}
+		return out
+	}
 	start := time.Now()
 	var floodSent atomic.Uint64
 	sample := func() Sample {
@@ -276,7 +300,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		t0 := time.Now()
 		res.Stopped = wait(o.Baseline) != nil
 		b, _ := snapshots()
-		res.BaselineRate = rates(a, b, time.Since(t0))
+		res.BaselineRate = ofJoined(rates(a, b, time.Since(t0)))
 		sample()
 	}
 	floodCtx, stopFlood := context.WithCancel(ctx)
@@ -314,7 +338,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			res.RSSMin, res.RSSMax = min(res.RSSMin, s.RSSBytes), max(res.RSSMax, s.RSSBytes)
 		}
 	}
-	b, connected := snapshots()
+	b, _ := snapshots()
 	elapsed := time.Since(t0)
 	stopFlood()
 	floodWG.Wait()
@@ -323,7 +347,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		res.FloodRate = float64(res.FloodPackets) / time.Since(floodStart).Seconds()
 	}
 	res.Duration = elapsed.Seconds()
-	res.MeasuredRate = rates(a, b, elapsed)
+	res.MeasuredRate = ofJoined(rates(a, b, elapsed))
 	if res.RSSAfterWarmup > 0 {
 		lo := float64(res.RSSAfterWarmup-res.RSSMin) / float64(res.RSSAfterWarmup)
 		hi := float64(res.RSSMax-res.RSSAfterWarmup) / float64(res.RSSAfterWarmup)
@@ -335,7 +359,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			res.MinRatio = min(res.MinRatio, res.MeasuredRate[i]/max(res.BaselineRate[i], 1e-9))
 		}
 	}
-	res.Disconnects = o.Clients - connected
+	for i := range clients {
+		if joined[i] && !isConnected[i] { // also when its runner has ended
+			res.Disconnects++
+		}
+	}
 	srv.Do(context.Background(), func(_ time.Duration, s *server.Server) { res.Server = serverCounters(s.Stats()) })
 	_, res.ReaderDrops = srv.ReadStats()
 	stopClients()
@@ -456,7 +484,7 @@ func (r *Result) Summary() string {
 	if r.Stopped {
 		b.WriteString("stopped early: ")
 	}
-	fmt.Fprintf(&b, "%d clients, %.1f s: %d disconnected; ", r.Clients, r.Duration, r.Disconnects)
+	fmt.Fprintf(&b, "%d clients, %d joined in %.1f s; %.1f s: %d disconnected; ", r.Clients, r.Joined, r.JoinTime, r.Duration, r.Disconnects)
 	if r.RSSAfterWarmup > 0 {
 		fmt.Fprintf(&b, "RSS after warm-up %.1f MB (min %.1f, max %.1f: %.1f%% deviation); ",
 			mb(r.RSSAfterWarmup), mb(r.RSSMin), mb(r.RSSMax), 100*r.RSSDeviation)

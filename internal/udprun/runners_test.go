@@ -10,6 +10,7 @@ import (
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/testgame"
+	"github.com/snapwire/snapwire/internal/testwait"
 	"github.com/snapwire/snapwire/proto"
 	"github.com/snapwire/snapwire/server"
 )
@@ -19,7 +20,7 @@ import (
 // disconnected, first for a refused connect, then for a server shutting
 // down (server.Run's cancellation sends the disconnects).
 func TestRunnersDisconnectReasons(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*testwait.Hang)
 	defer cancel()
 	srv, err := server.Listen("127.0.0.1:0", server.Config{Password: "pw"}, testgame.New(), testgame.DefaultSettings)
 	if err != nil {
@@ -56,16 +57,12 @@ func TestRunnersDisconnectReasons(t *testing.T) {
 	wantReason("wrong password", res, proto.ReasonWrongPassword)
 
 	r, res := run("pw")
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		var st client.Stats
+	var st client.Stats
+	if !testwait.Until(testwait.Hang, func() bool {
 		r.Do(ctx, func(_ time.Duration, c *client.Client) { st = c.Stats() })
-		if st.SnapshotsReceived >= 3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no snapshots: %+v", st)
-		}
-		time.Sleep(10 * time.Millisecond)
+		return st.SnapshotsReceived >= 3
+	}) {
+		t.Fatalf("no snapshots: %+v", st)
 	}
 	stopServer()
 	if err := <-served; err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/acceptance"
 	"github.com/snapwire/snapwire/internal/oaserver"
 	"github.com/snapwire/snapwire/q3/capture"
 	"github.com/snapwire/snapwire/q3/demo"
@@ -22,6 +23,7 @@ import (
 // parallel on two servers. It skips without openarena-server unless
 // SNAPWIRE_REQUIRE_Q3=1.
 func TestLiveOpenArena(t *testing.T) {
+	acceptance.Require(t, "q3live")
 	oaserver.Need(t, oaserver.Binary)
 	for _, proto := range []int{71, 68} {
 		t.Run(fmt.Sprint("protocol", proto), func(t *testing.T) {

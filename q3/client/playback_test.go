@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/acceptance"
 	"github.com/snapwire/snapwire/internal/oaclient"
 	"github.com/snapwire/snapwire/internal/oaserver"
 	"github.com/snapwire/snapwire/q3/demo"
@@ -43,6 +44,7 @@ type recordedDemo struct {
 // It skips without openarena-server (SNAPWIRE_REQUIRE_Q3=1 fails) or
 // without the client and Xvfb (SNAPWIRE_REQUIRE_Q3_CLIENT=1 fails).
 func TestRealClientPlaysRecordedDemo(t *testing.T) {
+	acceptance.Require(t, "q3demo")
 	oaserver.Need(t, oaserver.Binary)
 	oaclient.Need(t)
 	const d = 10 * time.Second

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/acceptance"
 	"github.com/snapwire/snapwire/internal/oaserver"
 	"github.com/snapwire/snapwire/netsim"
 	"github.com/snapwire/snapwire/q3/client"
@@ -18,6 +19,7 @@ import (
 // way, between our client and a real OpenArena server in plain protocol
 // 68 (legacy framing: the tap must recover the XOR keys) for 8 s.
 func TestLiveProxy(t *testing.T) {
+	acceptance.Require(t, "q3live")
 	oaserver.Need(t, oaserver.Binary)
 	srv := oaserver.Start(t, oaserver.Options{Protocol68: true, Bots: []string{"Liz"}})
 	ln, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})

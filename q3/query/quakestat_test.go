@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/acceptance"
 	"github.com/snapwire/snapwire/internal/oaserver"
 )
 
@@ -16,6 +17,7 @@ import (
 // the real qstat (Debian's quakestat). It skips without quakestat unless
 // SNAPWIRE_REQUIRE_Q3=1.
 func TestQuakestat(t *testing.T) {
+	acceptance.Require(t, "q3live")
 	qs := oaserver.Need(t, "quakestat")
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
