@@ -316,12 +316,19 @@ func TestShutdownLeavesNoGoroutines(t *testing.T) {
 		// test's timer started may come and go at any time on a loaded
 		// machine, so the total is reported and the loop's own goroutines
 		// must be gone.
-		stacks = stacks[:runtime.Stack(stacks[:cap(stacks)], true)]
-		n := runtime.NumGoroutine()
+		// The reader closes readerDone in a deferred call, so Run can
+		// return while that goroutine is still on its way out: wait for
+		// it to go, bounded only by the hang detector.
+		var n, readers int
+		testwait.Until(testwait.Hang, func() bool {
+			stacks = stacks[:runtime.Stack(stacks[:cap(stacks)], true)]
+			n, readers = runtime.NumGoroutine(), loopGoroutines(stacks)
+			return readers == 0
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if readers := loopGoroutines(stacks); readers != 0 {
+		if readers != 0 {
 			t.Errorf("round %d: %d of the loop's goroutines left after Run (%d goroutines before Run, %d after)", i, readers, before, n)
 		}
 		if i != 1 && len(core.seqs) != 1 {
