@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/client"
-	"github.com/snapwire/snapwire/netchan"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/netsim"
-	"github.com/snapwire/snapwire/proto"
 	"github.com/snapwire/snapwire/server"
 	"github.com/snapwire/snapwire/token"
 )
@@ -95,9 +95,9 @@ func forgedSim(rng *rand.Rand, id netchan.ConnID) [][]byte {
 		flagEncrypted = 1 << 5
 	)
 	for _, seq := range []uint16{100, 100 + 32768} {
-		kick := append(hdr(flagReliable, 0, seq), 1<<4|1, 2, byte(proto.RelDisconnect), byte(proto.ReasonClientLeft))
-		idle := hdr(0, byte(proto.TypeIdle), seq)
-		cmds := append(hdr(0, byte(proto.TypeCommands), seq), 0, 0, 0, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF)
+		kick := append(hdr(flagReliable, 0, seq), 1<<4|1, 2, byte(session.RelDisconnect), byte(session.ReasonClientLeft))
+		idle := hdr(0, byte(session.TypeIdle), seq)
+		cmds := append(hdr(0, byte(session.TypeCommands), seq), 0, 0, 0, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF)
 		for _, p := range [][]byte{kick, idle, cmds} {
 			out = append(out, p)
 			enc := append([]byte(nil), p...)
@@ -261,22 +261,22 @@ func (s *sim) ask(t *testing.T, ep *netsim.Endpoint, nonce uint64, payload []byt
 	return ans
 }
 
-func (s *sim) cookie(t *testing.T, ep *netsim.Endpoint) proto.Cookie {
+func (s *sim) cookie(t *testing.T, ep *netsim.Endpoint) session.Cookie {
 	t.Helper()
-	ans := s.ask(t, ep, 5, proto.GetChallenge{Nonce: 5}.Append(nil))
-	ch, err := proto.ParseChallenge(ans)
+	ans := s.ask(t, ep, 5, session.GetChallenge{Nonce: 5}.Append(nil))
+	ch, err := session.ParseChallenge(ans)
 	if err != nil {
 		t.Fatalf("challenge %x: %v", ans, err)
 	}
 	return ch.Cookie
 }
 
-func refusalOf(t *testing.T, ans []byte) proto.Reason {
+func refusalOf(t *testing.T, ans []byte) session.Reason {
 	t.Helper()
-	r, err := proto.ParseRefuse(ans)
+	r, err := session.ParseRefuse(ans)
 	if err != nil {
-		if _, err := proto.ParseAccept(ans); err == nil {
-			return proto.ReasonNone
+		if _, err := session.ParseAccept(ans); err == nil {
+			return session.ReasonNone
 		}
 		t.Fatalf("answer %x: %v", ans, err)
 	}
@@ -296,9 +296,9 @@ func TestSimAttackConnectFloods(t *testing.T) {
 		s := attackSim(t, uint64(93+i), secure, server.Config{MaxClients: 16}, 1)
 		att := s.host(t, attackerAddr)
 		for i := range 2000 {
-			var c proto.Cookie
+			var c session.Cookie
 			binary.LittleEndian.PutUint64(c[:], uint64(i))
-			p := netchan.AppendConnectionless(nil, proto.Connect{Nonce: uint64(1e9 + i), Cookie: c, Version: proto.Version}.Append(nil))
+			p := netchan.AppendConnectionless(nil, session.Connect{Nonce: uint64(1e9 + i), Cookie: c, Version: session.Version}.Append(nil))
 			att.WriteTo(p, serverAddr)
 			if i%100 == 99 {
 				s.run(s.now + time.Millisecond)
@@ -311,7 +311,7 @@ func TestSimAttackConnectFloods(t *testing.T) {
 		}
 		s.run(s.now + 100*time.Millisecond) // the last of them arrive
 		for _, a := range drain(att) {
-			if len(a) > proto.ConnectLen+4 {
+			if len(a) > session.ConnectLen+4 {
 				t.Fatalf("a %d-byte answer to a connect with a bad cookie", len(a))
 			}
 		}
@@ -319,7 +319,7 @@ func TestSimAttackConnectFloods(t *testing.T) {
 			t.Errorf("secure=%v: %d bad cookies counted of 2000 sent, %d connects, %d clients", secure, st.BadCookies, st.Connects, s.srv.NumClients())
 		}
 		cookie := s.cookie(t, att)
-		var reasons []proto.Reason
+		var reasons []session.Reason
 		reg := s.sg.Registry().Hash()
 		for i := range 40 {
 			var tok []byte
@@ -329,7 +329,7 @@ func TestSimAttackConnectFloods(t *testing.T) {
 					tok[j] = byte(i * j)
 				}
 			}
-			ans := s.ask(t, att, uint64(1e6+i), proto.Connect{Nonce: uint64(1e6 + i), Cookie: cookie, Version: proto.Version,
+			ans := s.ask(t, att, uint64(1e6+i), session.Connect{Nonce: uint64(1e6 + i), Cookie: cookie, Version: session.Version,
 				RegistryHash: reg, Token: tok}.Append(nil))
 			if ans == nil {
 				t.Fatalf("secure=%v: no answer to connect %d", secure, i)
@@ -337,15 +337,15 @@ func TestSimAttackConnectFloods(t *testing.T) {
 			reasons = append(reasons, refusalOf(t, ans))
 		}
 		st := s.srv.Stats()
-		count := map[proto.Reason]int{}
+		count := map[session.Reason]int{}
 		for _, r := range reasons {
 			count[r]++
 		}
 		t.Logf("secure=%v: answers %v; stats: bad cookies %d, throttled %d, tokens refused %d, clients %d",
 			secure, count, st.BadCookies, st.Throttled, st.TokensRefused, s.srv.NumClients())
-		wantLast := proto.ReasonTooManyAttempts
+		wantLast := session.ReasonTooManyAttempts
 		if secure {
-			wantLast = proto.ReasonTokenInvalid // nothing is counted before a token opens (issue 22)
+			wantLast = session.ReasonTokenInvalid // nothing is counted before a token opens (issue 22)
 		}
 		if last := reasons[len(reasons)-1]; last != wantLast {
 			t.Errorf("secure=%v: connects with one cookie: last reason %v, want %v", secure, last, wantLast)
@@ -370,19 +370,19 @@ func TestSimAttackSlotExhaustion(t *testing.T) {
 	for i := range 8 {
 		att := s.host(t, netip.AddrPortFrom(attackerAddr.Addr(), uint16(5000+i))) // a new port per connect
 		cookie := s.cookie(t, att)
-		want := proto.ReasonNone
+		want := session.ReasonNone
 		if i >= 4 {
-			want = proto.ReasonTooManyFromIP
+			want = session.ReasonTooManyFromIP
 		}
-		ans := s.ask(t, att, uint64(i+1), proto.Connect{Nonce: uint64(i + 1), Cookie: cookie, Version: proto.Version, RegistryHash: reg}.Append(nil))
+		ans := s.ask(t, att, uint64(i+1), session.Connect{Nonce: uint64(i + 1), Cookie: cookie, Version: session.Version, RegistryHash: reg}.Append(nil))
 		if r := refusalOf(t, ans); r != want {
 			t.Errorf("connect %d from %v: %v, want %v", i, attackerAddr.Addr(), r, want)
 		}
 	}
 	other := s.host(t, victimAddr)
 	cookie := s.cookie(t, other)
-	ans := s.ask(t, other, 99, proto.Connect{Nonce: 99, Cookie: cookie, Version: proto.Version, RegistryHash: reg}.Append(nil))
-	if r := refusalOf(t, ans); r != proto.ReasonNone {
+	ans := s.ask(t, other, 99, session.Connect{Nonce: 99, Cookie: cookie, Version: session.Version, RegistryHash: reg}.Append(nil))
+	if r := refusalOf(t, ans); r != session.ReasonNone {
 		t.Errorf("another address refused: %v", r)
 	}
 }
@@ -397,10 +397,10 @@ func TestSimAttackPasswordGuessing(t *testing.T) {
 	att := s.host(t, attackerAddr)
 	cookie := s.cookie(t, att)
 	reg := s.sg.Registry().Hash()
-	want := []proto.Reason{proto.ReasonWrongPassword, proto.ReasonWrongPassword, proto.ReasonWrongPassword,
-		proto.ReasonTooManyAttempts, proto.ReasonTooManyAttempts}
+	want := []session.Reason{session.ReasonWrongPassword, session.ReasonWrongPassword, session.ReasonWrongPassword,
+		session.ReasonTooManyAttempts, session.ReasonTooManyAttempts}
 	for i, pw := range []string{"a", "b", "c", "d", "hunter2"} {
-		ans := s.ask(t, att, uint64(i+1), proto.Connect{Nonce: uint64(i + 1), Cookie: cookie, Version: proto.Version, RegistryHash: reg, Password: pw}.Append(nil))
+		ans := s.ask(t, att, uint64(i+1), session.Connect{Nonce: uint64(i + 1), Cookie: cookie, Version: session.Version, RegistryHash: reg, Password: pw}.Append(nil))
 		if r := refusalOf(t, ans); r != want[i] {
 			t.Errorf("guess %d: %v, want %v", i, r, want[i])
 		}

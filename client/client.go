@@ -14,20 +14,20 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/netchan"
-	"github.com/snapwire/snapwire/proto"
-	"github.com/snapwire/snapwire/snapshot"
+	"github.com/snapwire/snapwire/internal/bitmsg"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/session"
+	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/token"
 )
 
 // Sender (one UDP datagram out; pkt is valid only during the call) and
-// SendFunc, which adapts a function to it, are package proto's, shared
+// SendFunc, which adapts a function to it, are package session's, shared
 // with the server.
 type (
-	Sender   = proto.Sender
-	SendFunc = proto.SendFunc
+	Sender   = session.Sender
+	SendFunc = session.SendFunc
 )
 
 // InputSource produces the local player's command for frame f (a human's
@@ -228,7 +228,7 @@ func (e *Quake3Error) Error() string {
 }
 
 // RefusedError is the server's refusal or disconnect reason.
-type RefusedError struct{ Reason proto.Reason }
+type RefusedError struct{ Reason session.Reason }
 
 func (e *RefusedError) Error() string { return "client: server: " + e.Reason.String() }
 
@@ -308,12 +308,12 @@ type Client struct {
 	err     error
 	server  netip.AddrPort
 	nonce   uint64
-	cookie  proto.Cookie
+	cookie  session.Cookie
 	retryAt time.Duration
 	// refusal is the last refusal of this handshake, lasting the first
 	// lasting one, believed at believeAt (0: none yet) unless an
 	// authenticated accept comes first (handshake.go).
-	refusal, lasting proto.Reason
+	refusal, lasting session.Reason
 	believeAt        time.Duration
 	// quake3 is the command of a Quake 3 server's answer (a client with
 	// a token believes it at believeAt, as a plain refuse).
@@ -331,7 +331,7 @@ type Client struct {
 	frameDur time.Duration
 	dec      *snapshot.Decoder
 	// lastApply is the sequence of the last "apply S" received in this
-	// game: applies arrive as the distance from it (proto.Apply).
+	// game: applies arrive as the distance from it (session.Apply).
 	lastApply snapshot.Seq
 	snap      snapshot.Snapshot
 	codec     *snapshot.StateCodec
@@ -389,7 +389,7 @@ type Client struct {
 	// packet that carried it when pathDue.
 	pathChallenge uint64
 	pathDue       bool
-	pathBuf       [proto.ClientHeaderLen + proto.PathChallengeLen]byte
+	pathBuf       [session.ClientHeaderLen + session.PathChallengeLen]byte
 }
 
 // Stats are the client's figures for the demo.
@@ -673,7 +673,7 @@ func (c *Client) Next() time.Duration {
 // Disconnect leaves the server cleanly: a reliable disconnect message in
 // three packets (nothing waits for the acknowledgement).
 func (c *Client) Disconnect(now time.Duration) {
-	if c.state == Connected && c.ch.QueueReliable(proto.Disconnect{Reason: proto.ReasonClientLeft}.Append(nil)) == nil {
+	if c.state == Connected && c.ch.QueueReliable(session.Disconnect{Reason: session.ReasonClientLeft}.Append(nil)) == nil {
 		for range 3 {
 			c.ch.Send(now, netchan.TypeNone, nil, c.emitFn)
 		}
@@ -747,11 +747,11 @@ func (c *Client) HandlePacket(now time.Duration, pkt []byte) {
 		// The server checks that we receive at the address it now sees
 		// (docs/PROTOCOL.md, "NAT"): echo its challenge at once.
 		c.pathDue = false
-		h := proto.ClientHeader{GameID: c.gameID}
+		h := session.ClientHeader{GameID: c.gameID}
 		if c.haveSnap {
 			h.Ack = c.snapSeq
 		}
-		c.ch.Send(now, proto.TypePathResponse, proto.AppendPathResponse(c.pathBuf[:0], h, c.pathChallenge), c.emitFn)
+		c.ch.Send(now, session.TypePathResponse, session.AppendPathResponse(c.pathBuf[:0], h, c.pathChallenge), c.emitFn)
 		c.stats.PathResponses++
 	}
 }

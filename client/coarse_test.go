@@ -8,10 +8,10 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/netsim"
 	"github.com/snapwire/snapwire/server"
-	"github.com/snapwire/snapwire/snapshot"
 )
 
 // stepper is a testgame that takes coarse steps (game.CoarseStepper) and
@@ -157,7 +157,7 @@ func TestCoarseStepOffByDefault(t *testing.T) {
 // the snapshot states stay exact (the harness checks both at every
 // snapshot) and the prediction error stays within a unit of frame by
 // frame (this double steps the others exactly; the arena's coarse physics
-// is measured in internal/demo and snapwire models).
+// is measured in internal/matchsim and snapwire models).
 //
 // Guards against: an ignored option (no coarse frame, as many entity steps
 // as before), steps longer than asked or not ending at the client's frame,

@@ -9,8 +9,8 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/testgame"
-	"github.com/snapwire/snapwire/netchan"
 	"github.com/snapwire/snapwire/netsim"
 )
 

@@ -7,7 +7,7 @@
 //
 // Layers (docs/ARCHITECTURE.md): the core drives the same game.Game as the server,
 // decodes snapshots with a snapshot.Decoder (its common base), frames the
-// session messages of package proto and carries them on a netchan.Channel.
+// session messages of package session and carries them on a netchan.Channel.
 // It takes now from the caller and sends through a Sender.
 //
 // # Commands (§3.3)

@@ -11,8 +11,8 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/snapwire/snapwire/netchan"
-	"github.com/snapwire/snapwire/proto"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/token"
 )
 
@@ -29,7 +29,7 @@ func (c *Client) Connect(now time.Duration, addr netip.AddrPort) {
 	c.state = Challenging
 	c.tries = 0
 	c.err = nil
-	c.refusal, c.lasting, c.believeAt, c.quake3 = proto.ReasonNone, proto.ReasonNone, 0, ""
+	c.refusal, c.lasting, c.believeAt, c.quake3 = session.ReasonNone, session.ReasonNone, 0, ""
 	c.deadline = now + c.cfg.ConnectTimeout
 	c.lastNow = now
 	c.sendHandshake(now)
@@ -45,7 +45,7 @@ func (c *Client) sendHandshake(now time.Duration) {
 	c.tries++
 	switch c.state {
 	case Challenging:
-		c.sendOOB(proto.GetChallenge{Nonce: c.nonce}.Append(nil))
+		c.sendOOB(session.GetChallenge{Nonce: c.nonce}.Append(nil))
 		if c.tries > 2 {
 			// Two getchallenges unanswered (a second, by default):
 			// perhaps a Quake 3 server, which ignores ours but answers
@@ -57,8 +57,8 @@ func (c *Client) sendHandshake(now time.Duration) {
 			c.sendOOB(fmt.Appendf(nil, "getchallenge %d", c.nonce&0x7fffffff))
 		}
 	case Connecting:
-		m := proto.Connect{
-			Nonce: c.nonce, Cookie: c.cookie, Version: proto.Version,
+		m := session.Connect{
+			Nonce: c.nonce, Cookie: c.cookie, Version: session.Version,
 			RegistryHash: c.reg.Hash(), Password: c.cfg.Password, Name: c.cfg.Name,
 		}
 		if c.cfg.Token != nil {
@@ -84,13 +84,13 @@ func (c *Client) handleConnectionless(now time.Duration, p []byte) {
 			return
 		}
 	}
-	kind, ok := proto.ConnectionlessKind(p)
+	kind, ok := session.ConnectionlessKind(p)
 	if !ok {
 		return
 	}
 	switch kind {
-	case proto.KindChallenge:
-		m, err := proto.ParseChallenge(p)
+	case session.KindChallenge:
+		m, err := session.ParseChallenge(p)
 		if err != nil || m.Nonce != c.nonce || c.state != Challenging {
 			return
 		}
@@ -98,39 +98,39 @@ func (c *Client) handleConnectionless(now time.Duration, p []byte) {
 		c.state = Connecting
 		c.tries = 0
 		c.sendHandshake(now)
-	case proto.KindAccept:
+	case session.KindAccept:
 		if c.cfg.Token != nil {
 			return // a client with a token takes only a sealed accept
 		}
-		m, err := proto.ParseAccept(p)
+		m, err := session.ParseAccept(p)
 		if err != nil || m.Nonce != c.nonce || (c.state != Connecting && c.state != Challenging) {
 			return
 		}
 		c.accepted(now, m, nil)
-	case proto.KindSealedAccept:
+	case session.KindSealedAccept:
 		t := c.cfg.Token
-		if n, ok := proto.SealedAcceptNonce(p); t == nil || !ok || n != c.nonce || (c.state != Connecting && c.state != Challenging) {
+		if n, ok := session.SealedAcceptNonce(p); t == nil || !ok || n != c.nonce || (c.state != Connecting && c.state != Challenging) {
 			return
 		}
-		m, err := proto.OpenSealedAccept(p, &t.ServerToClientKey)
+		m, err := session.OpenSealedAccept(p, &t.ServerToClientKey)
 		if err != nil {
 			c.stats.HandshakeAuthFailures++
 			return
 		}
 		c2s, s2c := token.SessionKeys(&t.ClientToServerKey, &t.ServerToClientKey, &m.Random, c.nonce)
 		c.accepted(now, m.Accept, &netchan.Keys{Send: c2s, Recv: s2c})
-	case proto.KindRefuse:
-		m, err := proto.ParseRefuse(p)
+	case session.KindRefuse:
+		m, err := session.ParseRefuse(p)
 		if err != nil || m.Nonce != c.nonce || (c.state != Connecting && c.state != Challenging) {
 			return
 		}
 		c.refused(now, m.Reason, false)
-	case proto.KindSealedRefuse:
+	case session.KindSealedRefuse:
 		t := c.cfg.Token
 		if t == nil || (c.state != Connecting && c.state != Challenging) {
 			return
 		}
-		m, err := proto.OpenSealedRefuse(p, &t.ServerToClientKey)
+		m, err := session.OpenSealedRefuse(p, &t.ServerToClientKey)
 		if err != nil {
 			c.stats.HandshakeAuthFailures++
 			return
@@ -143,14 +143,14 @@ func (c *Client) handleConnectionless(now time.Duration, p []byte) {
 
 // accepted opens the session the server admitted, with the session keys
 // of a sealed accept (nil: insecure).
-func (c *Client) accepted(now time.Duration, m proto.Accept, keys *netchan.Keys) {
+func (c *Client) accepted(now time.Duration, m session.Accept, keys *netchan.Keys) {
 	c.me = m.Client
 	c.frameDur = time.Duration(m.FrameDur) * time.Microsecond
 	cfg := c.cfg.Channel
 	cfg.Keys = keys
 	c.ch = netchan.New(cfg, m.ConnID)
 	c.state = Connected
-	c.refusal, c.lasting, c.believeAt, c.quake3 = proto.ReasonNone, proto.ReasonNone, 0, ""
+	c.refusal, c.lasting, c.believeAt, c.quake3 = session.ReasonNone, session.ReasonNone, 0, ""
 	c.pathDue = false
 	c.lastRecv = now
 	c.nextSend = now
@@ -163,9 +163,9 @@ func (c *Client) accepted(now time.Duration, m proto.Accept, keys *netchan.Keys)
 // connect timeout, so the client tries again: a slot may free, an
 // address's attempt budget refills with the next cookie lifetime, and an
 // expired cookie is replaced by a new challenge.
-func transient(why proto.Reason) bool {
+func transient(why session.Reason) bool {
 	switch why {
-	case proto.ReasonServerFull, proto.ReasonTooManyAttempts, proto.ReasonTooManyFromIP, proto.ReasonBadCookie:
+	case session.ReasonServerFull, session.ReasonTooManyAttempts, session.ReasonTooManyFromIP, session.ReasonBadCookie:
 		return true
 	}
 	return false
@@ -181,12 +181,12 @@ func transient(why proto.Reason) bool {
 // authenticated accept: a forged refuse races the server's answer to the
 // same connect, which arrives within a round trip. A client without a
 // token has nothing authenticated to wait for and believes it at once.
-func (c *Client) refused(now time.Duration, why proto.Reason, sealed bool) {
+func (c *Client) refused(now time.Duration, why session.Reason, sealed bool) {
 	c.stats.Refusals++
 	c.refusal = why
 	switch {
 	case transient(why):
-		if why == proto.ReasonBadCookie {
+		if why == session.ReasonBadCookie {
 			c.state = Challenging
 		}
 		c.retryAt = max(c.retryAt, now+2*c.cfg.ConnectRetry)
@@ -204,9 +204,9 @@ func (c *Client) refused(now time.Duration, why proto.Reason, sealed bool) {
 // resends at retryAt.
 func (c *Client) handshakeTimers(now time.Duration) {
 	switch {
-	case now >= c.deadline && c.refusal != proto.ReasonNone:
+	case now >= c.deadline && c.refusal != session.ReasonNone:
 		c.fail(&RefusedError{Reason: c.refusal})
-	case (now >= c.deadline || (c.believeAt != 0 && now >= c.believeAt)) && c.quake3 != "" && c.lasting == proto.ReasonNone:
+	case (now >= c.deadline || (c.believeAt != 0 && now >= c.believeAt)) && c.quake3 != "" && c.lasting == session.ReasonNone:
 		c.fail(&Quake3Error{Server: c.server, Reply: c.quake3})
 	case now >= c.deadline:
 		c.fail(&NoAnswerError{Server: c.server, After: c.cfg.ConnectTimeout, State: c.state})

@@ -9,10 +9,10 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/testgame"
-	"github.com/snapwire/snapwire/netchan"
 	"github.com/snapwire/snapwire/netsim"
-	"github.com/snapwire/snapwire/proto"
 	"github.com/snapwire/snapwire/server"
 )
 
@@ -22,7 +22,7 @@ func TestRefusedAndTimeouts(t *testing.T) {
 	good := s.addClient(1, botLane, client.Config{Password: "secret", Timeout: 2 * time.Second})
 	s.run(2 * time.Second)
 	var ref *client.RefusedError
-	if bad.c.State() != client.Disconnected || !errors.As(bad.c.Err(), &ref) || ref.Reason != proto.ReasonWrongPassword {
+	if bad.c.State() != client.Disconnected || !errors.As(bad.c.Err(), &ref) || ref.Reason != session.ReasonWrongPassword {
 		t.Fatalf("wrong password: %v %v", bad.c.State(), bad.c.Err())
 	}
 	if good.c.State() != client.Connected {
@@ -60,7 +60,7 @@ func TestKick(t *testing.T) {
 	}
 	s.run(3 * time.Second)
 	var ref *client.RefusedError
-	if !errors.As(sc.c.Err(), &ref) || ref.Reason != proto.ReasonKicked {
+	if !errors.As(sc.c.Err(), &ref) || ref.Reason != session.ReasonKicked {
 		t.Fatalf("kicked client: %v %v", sc.c.State(), sc.c.Err())
 	}
 }
@@ -136,8 +136,8 @@ func FuzzClientHandlePacket(f *testing.F) {
 	for _, p := range seeds[len(seeds)-8:] {
 		f.Add(p)
 	}
-	f.Add(netchan.AppendConnectionless(nil, proto.Refuse{Nonce: 1, Reason: 1}.Append(nil)))
-	f.Add(netchan.AppendConnectionless(nil, proto.Accept{Nonce: 1, FrameDur: 1}.Append(nil)))
+	f.Add(netchan.AppendConnectionless(nil, session.Refuse{Nonce: 1, Reason: 1}.Append(nil)))
+	f.Add(netchan.AppendConnectionless(nil, session.Accept{Nonce: 1, FrameDur: 1}.Append(nil)))
 	f.Fuzz(func(t *testing.T, pkt []byte) {
 		c, _ := pair(t, 100*time.Millisecond)
 		c.HandlePacket(100*time.Millisecond, pkt)

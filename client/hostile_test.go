@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/session"
+	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/testgame"
-	"github.com/snapwire/snapwire/proto"
 	"github.com/snapwire/snapwire/server"
-	"github.com/snapwire/snapwire/snapshot"
 )
 
 type hostileRig struct {
@@ -134,8 +134,8 @@ func TestHostileEndlessReloads(t *testing.T) {
 	h := (*handler)(r.c)
 	loads := r.c.stats.LoadGames
 	for i := range 1000 {
-		msg := proto.AppendLoadGame(nil, game.GameID(1000+i), testgame.DefaultSettings)
-		h.Unreliable(proto.TypeLoadGame, msg)
+		msg := session.AppendLoadGame(nil, game.GameID(1000+i), testgame.DefaultSettings)
+		h.Unreliable(session.TypeLoadGame, msg)
 		if r.c.State() != Connected {
 			break
 		}

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/proto"
-	"github.com/snapwire/snapwire/snapshot"
+	"github.com/snapwire/snapwire/internal/session"
+	"github.com/snapwire/snapwire/internal/snapshot"
 )
 
 // maxBurst bounds the frames one Advance runs; beyond it the clock jumps
@@ -584,7 +584,7 @@ func (c *Client) sendCommands(now time.Duration) {
 		lo = min(lo, c.sent[(c.sentN-k)%sentRing].firstNew)
 	}
 	lo = max(lo, c.knownArrived+1, hi-game.MaxUserCmds+1, c.firstCmd)
-	typ := proto.TypeIdle
+	typ := session.TypeIdle
 	if c.clockSet && c.firstCmd != 0 && lo <= hi {
 		c.msg.Cmds = c.msg.Cmds[:0]
 		for f := lo; f <= hi; f++ {
@@ -592,7 +592,7 @@ func (c *Client) sendCommands(now time.Duration) {
 		}
 		c.msg.Lead = time.Duration(c.cf-c.snapFrame) * c.frameDur
 		if err := c.msg.Append(&c.w, game.UserCmd{}); err == nil {
-			typ = proto.TypeCommands
+			typ = session.TypeCommands
 			c.stats.CommandsSent += uint64(len(c.msg.Cmds))
 		}
 	}
@@ -601,7 +601,7 @@ func (c *Client) sendCommands(now time.Duration) {
 	}
 	c.ch.Send(now, typ, c.w.Bytes(), c.emitFn)
 	c.stats.CommandPackets++
-	if typ == proto.TypeCommands {
+	if typ == session.TypeCommands {
 		c.sent[c.sentN%sentRing] = sentRec{seq: c.ch.OutgoingSequence(), firstNew: max(firstNew, lo), last: hi}
 		c.sentN++
 		c.lastSentLast = max(c.lastSentLast, hi)

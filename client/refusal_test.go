@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/client"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/testgame"
-	"github.com/snapwire/snapwire/netchan"
 	"github.com/snapwire/snapwire/netsim"
-	"github.com/snapwire/snapwire/proto"
 	"github.com/snapwire/snapwire/server"
 	"github.com/snapwire/snapwire/token"
 )
@@ -84,23 +84,23 @@ func TestForgedHandshakeAnswers(t *testing.T) {
 			return false
 		}
 		var nonce uint64
-		switch proto.Kind(p[4]) {
-		case proto.KindGetChallenge:
+		switch session.Kind(p[4]) {
+		case session.KindGetChallenge:
 			nonce = binary.LittleEndian.Uint64(p[4+3:])
-		case proto.KindConnect:
+		case session.KindConnect:
 			nonce = binary.LittleEndian.Uint64(p[4+1:])
 		default:
 			return false
 		}
-		for _, why := range []proto.Reason{proto.ReasonTokenInvalid, proto.ReasonWrongVersion, proto.ReasonTokenReused} {
-			observer.WriteTo(netchan.AppendConnectionless(nil, proto.Refuse{Nonce: nonce, Reason: why}.Append(nil)), me)
+		for _, why := range []session.Reason{session.ReasonTokenInvalid, session.ReasonWrongVersion, session.ReasonTokenReused} {
+			observer.WriteTo(netchan.AppendConnectionless(nil, session.Refuse{Nonce: nonce, Reason: why}.Append(nil)), me)
 		}
-		observer.WriteTo(netchan.AppendConnectionless(nil, proto.Accept{Nonce: nonce, ConnID: 0x4444, FrameDur: 1000, Settings: "x"}.Append(nil)), me)
+		observer.WriteTo(netchan.AppendConnectionless(nil, session.Accept{Nonce: nonce, ConnID: 0x4444, FrameDur: 1000, Settings: "x"}.Append(nil)), me)
 		// A Quake 3 server's answer is no more authenticated than a refuse.
 		observer.WriteTo(netchan.AppendConnectionless(nil, []byte("disconnect")), me)
 		var k [32]byte
-		var xn [proto.XNonceLen]byte
-		observer.WriteTo(netchan.AppendConnectionless(nil, proto.SealedAccept{Accept: proto.Accept{Nonce: nonce, ConnID: 0x4444, FrameDur: 1000}}.AppendSealed(nil, &k, &xn)), me)
+		var xn [session.XNonceLen]byte
+		observer.WriteTo(netchan.AppendConnectionless(nil, session.SealedAccept{Accept: session.Accept{Nonce: nonce, ConnID: 0x4444, FrameDur: 1000}}.AppendSealed(nil, &k, &xn)), me)
 		forged++
 		return false
 	})
@@ -156,13 +156,13 @@ func secureHandshake(t testing.TB) (*client.Client, []byte) {
 func FuzzSecureHandshakeAnswers(f *testing.F) {
 	_, acc := secureHandshake(f)
 	f.Add(acc)
-	f.Add(netchan.AppendConnectionless(nil, proto.Refuse{Nonce: 1, Reason: proto.ReasonTokenInvalid}.Append(nil)))
-	f.Add(netchan.AppendConnectionless(nil, proto.Refuse{Nonce: 1, Reason: proto.ReasonBadCookie}.Append(nil)))
-	f.Add(netchan.AppendConnectionless(nil, proto.Accept{Nonce: 1, FrameDur: 1}.Append(nil)))
+	f.Add(netchan.AppendConnectionless(nil, session.Refuse{Nonce: 1, Reason: session.ReasonTokenInvalid}.Append(nil)))
+	f.Add(netchan.AppendConnectionless(nil, session.Refuse{Nonce: 1, Reason: session.ReasonBadCookie}.Append(nil)))
+	f.Add(netchan.AppendConnectionless(nil, session.Accept{Nonce: 1, FrameDur: 1}.Append(nil)))
 	f.Add(acc[:40])
 	var k [32]byte
-	var xn [proto.XNonceLen]byte
-	f.Add(netchan.AppendConnectionless(nil, proto.Refuse{Nonce: 1, Reason: proto.ReasonWrongPassword}.AppendSealed(nil, &k, &xn)))
+	var xn [session.XNonceLen]byte
+	f.Add(netchan.AppendConnectionless(nil, session.Refuse{Nonce: 1, Reason: session.ReasonWrongPassword}.AppendSealed(nil, &k, &xn)))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		c, acc := secureHandshake(t)
 		in = bytes.Clone(in)
@@ -193,7 +193,7 @@ func TestSealedRefusalBelievedAtOnce(t *testing.T) {
 		s.run(s.now + 5*time.Millisecond)
 	}
 	var ref *client.RefusedError
-	if !errors.As(sc.c.Err(), &ref) || ref.Reason != proto.ReasonWrongPassword || s.now > 150*time.Millisecond {
+	if !errors.As(sc.c.Err(), &ref) || ref.Reason != session.ReasonWrongPassword || s.now > 150*time.Millisecond {
 		t.Fatalf("after %v: %v %v", s.now, sc.c.State(), sc.c.Err())
 	}
 	t.Logf("sealed refusal believed %v after the connect began (ConnectRetry 500 ms)", s.now)

@@ -32,7 +32,7 @@ type Runner struct {
 // client is disconnected, and disconnects cleanly on cancellation.
 //
 // Packet buffers are reused once HandlePacket returns (udprun.Core). The
-// client keeps no slice of a packet: proto.Parse* copy strings and fixed
+// client keeps no slice of a packet: session.Parse* copy strings and fixed
 // fields out of it (Accept.Settings is a string); netchan.Channel.Receive
 // copies fragments into its reassembly buffer and decompresses into its
 // own body buffer, and passes Handler slices valid only during the call;

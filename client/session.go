@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/netchan"
-	"github.com/snapwire/snapwire/proto"
-	"github.com/snapwire/snapwire/snapshot"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/session"
+	"github.com/snapwire/snapwire/internal/snapshot"
 )
 
 // Game reloads a server may ask for: at most maxLoads per loadWindow.
@@ -67,16 +67,16 @@ type handler Client
 
 func (h *handler) Reliable(msg []byte) {
 	c := (*Client)(h)
-	kind, ok := proto.ReliableKind(msg)
+	kind, ok := session.ReliableKind(msg)
 	if !ok {
 		return
 	}
 	switch kind {
-	case proto.RelApply, proto.RelApplyVerified:
+	case session.RelApply, session.RelApplyVerified:
 		if c.dec == nil {
 			return
 		}
-		m, err := proto.ParseApply(msg, c.lastApply)
+		m, err := session.ParseApply(msg, c.lastApply)
 		if err != nil {
 			c.stats.ApplyErrors++
 			return
@@ -96,8 +96,8 @@ func (h *handler) Reliable(msg []byte) {
 		if c.cfg.OnApply != nil {
 			c.cfg.OnApply(m.Seq, c.dec.Base())
 		}
-	case proto.RelEvents:
-		id, n, body, err := proto.ParseEventsHeader(msg)
+	case session.RelEvents:
+		id, n, body, err := session.ParseEventsHeader(msg)
 		if err != nil || id != c.gameID {
 			return
 		}
@@ -112,10 +112,10 @@ func (h *handler) Reliable(msg []byte) {
 			c.stats.ReliableEvents++
 			c.deliver(ev, true)
 		}
-	case proto.RelDisconnect:
-		m, err := proto.ParseDisconnect(msg)
+	case session.RelDisconnect:
+		m, err := session.ParseDisconnect(msg)
 		if err != nil {
-			m.Reason = proto.ReasonProtocolError
+			m.Reason = session.ReasonProtocolError
 		}
 		c.fail(&RefusedError{Reason: m.Reason})
 	}
@@ -126,19 +126,19 @@ func (h *handler) Unreliable(typ netchan.MessageType, msg []byte) {
 	if c.state != Connected {
 		return
 	}
-	id, body, err := proto.ParseServerHeader(msg)
+	id, body, err := session.ParseServerHeader(msg)
 	if err != nil {
 		return
 	}
 	switch typ {
-	case proto.TypePathChallenge:
+	case session.TypePathChallenge:
 		// Echoed once the packet is through (HandlePacket), whatever the
 		// game id: the server is validating the address it reached us at.
-		if v, err := proto.ParsePathChallenge(body); err == nil {
+		if v, err := session.ParsePathChallenge(body); err == nil {
 			c.pathChallenge, c.pathDue = v, true
 		}
-	case proto.TypeLoadGame:
-		settings, err := proto.ParseLoadGame(body)
+	case session.TypeLoadGame:
+		settings, err := session.ParseLoadGame(body)
 		if err != nil || id == c.gameID {
 			return
 		}
@@ -154,7 +154,7 @@ func (h *handler) Unreliable(typ netchan.MessageType, msg []byte) {
 		if err := c.loadGame(id, settings); err != nil {
 			c.fail(err)
 		}
-	case proto.TypeSnapshot:
+	case session.TypeSnapshot:
 		if id != c.gameID || c.dec == nil {
 			c.stats.WrongGame++
 			return

@@ -7,10 +7,10 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/netsim"
 	"github.com/snapwire/snapwire/server"
-	"github.com/snapwire/snapwire/snapshot"
 )
 
 // Acceptance: a map change and a client in the wrong game both end with

@@ -10,12 +10,12 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/session"
+	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/testgame"
-	"github.com/snapwire/snapwire/netchan"
 	"github.com/snapwire/snapwire/netsim"
-	"github.com/snapwire/snapwire/proto"
 	"github.com/snapwire/snapwire/server"
-	"github.com/snapwire/snapwire/snapshot"
 )
 
 var serverAddr = netip.MustParseAddrPort("10.0.0.1:27960")
@@ -94,7 +94,7 @@ func newSim(t testing.TB, seed uint64, link netsim.LinkConfig, scfg server.Confi
 	s.scfg = scfg
 	s.sent = fnv.New64a()
 	s.srv, err = server.New(scfg, s.sg, testgame.DefaultSettings, server.SendFunc(func(to netip.AddrPort, p []byte) {
-		if !netchan.IsConnectionless(p) && len(p) >= netchan.HeaderLen && p[1] == byte(proto.TypeSnapshot) {
+		if !netchan.IsConnectionless(p) && len(p) >= netchan.HeaderLen && p[1] == byte(session.TypeSnapshot) {
 			s.sent.Write(p) // the handshake's packets carry the clients' random nonces
 		}
 		s.sep.WriteTo(p, to)

@@ -6,10 +6,10 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/netsim"
 	"github.com/snapwire/snapwire/server"
-	"github.com/snapwire/snapwire/snapshot"
 )
 
 // frozenCheck counts, after each client frame, whether the other player

@@ -3,7 +3,7 @@ package game
 import (
 	"iter"
 
-	"github.com/snapwire/snapwire/bitmsg"
+	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // Snapshotter is anything whose state travels in snapshots: entities and the

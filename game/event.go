@@ -3,7 +3,7 @@ package game
 import (
 	"fmt"
 
-	"github.com/snapwire/snapwire/bitmsg"
+	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // MaxEventBits bounds an event's payload: 2048 bits (256 bytes).

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/snapwire/snapwire/bitmsg"
+	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 type dummy struct{ v uint32 }

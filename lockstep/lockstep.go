@@ -56,7 +56,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/snapshot"
+	"github.com/snapwire/snapwire/internal/snapshot"
 )
 
 // Limits of the format and of a peer's memory.

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snapwire/snapwire/examples/arena"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/netsim"
 )
 
@@ -21,7 +21,7 @@ type match struct {
 	relEP *netsim.Endpoint
 	peers []*Peer
 	eps   []*netsim.Endpoint
-	games []*arena.World
+	games []*refgame.World
 	now   time.Duration
 	// attack, when set, runs every step before the packets are read: a
 	// test's attacker, which hands peers (or the server) packets in the
@@ -49,12 +49,12 @@ func newMatch(t *testing.T, n int, link netsim.LinkConfig, cfg Config, wrap func
 			t.Fatal(err)
 		}
 	}
-	mp, err := arena.NewMap(arena.Config{MaxPlayers: 16})
+	mp, err := refgame.NewMap(refgame.Config{MaxPlayers: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range n {
-		w := arena.NewGame()
+		w := refgame.NewGame()
 		if err := w.Load(mp.Config().String()); err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +62,7 @@ func newMatch(t *testing.T, n int, link netsim.LinkConfig, cfg Config, wrap func
 		if err != nil {
 			t.Fatal(err)
 		}
-		bot := arena.NewBot(uint64(100+i), game.ClientNum(i), arena.BotDeathmatch)
+		bot := refgame.NewBot(uint64(100+i), game.ClientNum(i), refgame.BotDeathmatch)
 		var g game.Game = w
 		if wrap != nil {
 			g = wrap(i, w)
@@ -238,8 +238,8 @@ func TestLockstepBytesGrowWithPlayers(t *testing.T) {
 }
 
 func FuzzHandlePacket(f *testing.F) {
-	w := arena.NewGame()
-	mp, _ := arena.NewMap(arena.Config{MaxPlayers: 16})
+	w := refgame.NewGame()
+	mp, _ := refgame.NewMap(refgame.Config{MaxPlayers: 16})
 	w.Load(mp.Config().String())
 	var sent [][]byte
 	p, err := New(keyed(Config{Peers: 3, Me: 1}), w, func(game.Frame) game.UserCmd { return game.UserCmd{Forward: 5} },
@@ -252,7 +252,7 @@ func FuzzHandlePacket(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, pkt []byte) {
-		w := arena.NewGame()
+		w := refgame.NewGame()
 		w.Load(mp.Config().String())
 		q, _ := New(keyed(Config{Peers: 3, Me: 0}), w, func(game.Frame) game.UserCmd { return game.UserCmd{} }, func(int, []byte) {})
 		q.HandlePacket(1, pkt)
@@ -369,8 +369,8 @@ func TestPacketServerDesync(t *testing.T) {
 }
 
 func FuzzRelayHandlePacket(f *testing.F) {
-	w := arena.NewGame()
-	mp, _ := arena.NewMap(arena.Config{MaxPlayers: 16})
+	w := refgame.NewGame()
+	mp, _ := refgame.NewMap(refgame.Config{MaxPlayers: 16})
 	w.Load(mp.Config().String())
 	var sent [][]byte
 	p, err := New(keyed(Config{Peers: 3, Me: 1, ViaServer: true}), w, func(game.Frame) game.UserCmd { return game.UserCmd{Right: 3} },
@@ -395,7 +395,7 @@ func FuzzRelayHandlePacket(f *testing.F) {
 			t.Fatalf("decided %d frames by 500 ms", r.Stats().Decided)
 		}
 		// The relay's own packets parse, and a peer takes them.
-		w := arena.NewGame()
+		w := refgame.NewGame()
 		w.Load(mp.Config().String())
 		q, _ := New(keyed(Config{Peers: 3, Me: 0, ViaServer: true}), w, func(game.Frame) game.UserCmd { return game.UserCmd{} }, func(int, []byte) {})
 		for _, b := range out {

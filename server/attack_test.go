@@ -19,10 +19,10 @@ import (
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/acceptance"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/internal/testwait"
-	"github.com/snapwire/snapwire/netchan"
-	"github.com/snapwire/snapwire/proto"
 	"github.com/snapwire/snapwire/server"
 	"github.com/snapwire/snapwire/token"
 )
@@ -163,9 +163,9 @@ func forged(id netchan.ConnID) [][]byte {
 		flagEncrypted = 1 << 5
 	)
 	for _, seq := range []uint16{100, 100 + 32768} {
-		kick := append(hdr(flagReliable, 0, seq), 1<<4|1, 2, byte(proto.RelDisconnect), byte(proto.ReasonClientLeft))
-		idle := hdr(0, byte(proto.TypeIdle), seq)
-		cmds := append(hdr(0, byte(proto.TypeCommands), seq), 0, 0, 0, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF)
+		kick := append(hdr(flagReliable, 0, seq), 1<<4|1, 2, byte(session.RelDisconnect), byte(session.ReasonClientLeft))
+		idle := hdr(0, byte(session.TypeIdle), seq)
+		cmds := append(hdr(0, byte(session.TypeCommands), seq), 0, 0, 0, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF)
 		for _, p := range [][]byte{kick, idle, cmds} {
 			out = append(out, p)
 			enc := append([]byte(nil), p...)
@@ -308,22 +308,22 @@ func handshake(t *testing.T, conn *net.UDPConn, to netip.AddrPort, nonce uint64,
 	return nil
 }
 
-func cookieFor(t *testing.T, conn *net.UDPConn, to netip.AddrPort) proto.Cookie {
+func cookieFor(t *testing.T, conn *net.UDPConn, to netip.AddrPort) session.Cookie {
 	t.Helper()
-	ans := handshake(t, conn, to, 5, proto.GetChallenge{Nonce: 5}.Append(nil))
-	ch, err := proto.ParseChallenge(ans)
+	ans := handshake(t, conn, to, 5, session.GetChallenge{Nonce: 5}.Append(nil))
+	ch, err := session.ParseChallenge(ans)
 	if err != nil {
 		t.Fatalf("challenge %x: %v", ans, err)
 	}
 	return ch.Cookie
 }
 
-func refusal(t *testing.T, ans []byte) proto.Reason {
+func refusal(t *testing.T, ans []byte) session.Reason {
 	t.Helper()
-	r, err := proto.ParseRefuse(ans)
+	r, err := session.ParseRefuse(ans)
 	if err != nil {
-		if _, err := proto.ParseAccept(ans); err == nil {
-			return proto.ReasonNone
+		if _, err := session.ParseAccept(ans); err == nil {
+			return session.ReasonNone
 		}
 		t.Fatalf("answer %x: %v", ans, err)
 	}
@@ -346,9 +346,9 @@ func TestAttackConnectFloods(t *testing.T) {
 		to := m.srv.Addr()
 		// Bad cookies: 2,000 connects, all refused, nothing stored.
 		for i := range 2000 {
-			var c proto.Cookie
+			var c session.Cookie
 			binary.LittleEndian.PutUint64(c[:], uint64(i))
-			p := netchan.AppendConnectionless(nil, proto.Connect{Nonce: uint64(1e9 + i), Cookie: c, Version: proto.Version}.Append(nil))
+			p := netchan.AppendConnectionless(nil, session.Connect{Nonce: uint64(1e9 + i), Cookie: c, Version: session.Version}.Append(nil))
 			att.WriteToUDPAddrPort(p, to)
 			if i%50 == 49 {
 				time.Sleep(time.Millisecond)
@@ -362,22 +362,22 @@ func TestAttackConnectFloods(t *testing.T) {
 			if err != nil {
 				break
 			}
-			if n > proto.ConnectLen+4 {
+			if n > session.ConnectLen+4 {
 				t.Fatalf("a %d-byte answer to a bad cookie", n)
 			}
 		}
 		// A valid cookie, reused: bad tokens (secure) or good connects
 		// (insecure), until the server cuts the address off.
 		cookie := cookieFor(t, att, to)
-		var reasons []proto.Reason
-		count := map[proto.Reason]int{}
+		var reasons []session.Reason
+		count := map[session.Reason]int{}
 		for i := range 40 {
 			tok := []byte(nil)
 			if secure {
 				tok = make([]byte, 200)
 				rand.Read(tok)
 			}
-			ans := handshake(t, att, to, uint64(1e6+i), proto.Connect{Nonce: uint64(1e6 + i), Cookie: cookie, Version: proto.Version,
+			ans := handshake(t, att, to, uint64(1e6+i), session.Connect{Nonce: uint64(1e6 + i), Cookie: cookie, Version: session.Version,
 				RegistryHash: testgame.New().Registry().Hash(), Token: tok}.Append(nil))
 			if ans == nil {
 				t.Fatal("no answer")
@@ -400,9 +400,9 @@ func TestAttackConnectFloods(t *testing.T) {
 		if st.BadCookies == 0 {
 			t.Errorf("secure=%v: none of 2000 bad cookies counted", secure)
 		}
-		wantLast := proto.ReasonTooManyAttempts
+		wantLast := session.ReasonTooManyAttempts
 		if secure {
-			wantLast = proto.ReasonTokenInvalid // nothing is counted before a token opens (issue 22)
+			wantLast = session.ReasonTokenInvalid // nothing is counted before a token opens (issue 22)
 		}
 		if reasons[len(reasons)-1] != wantLast {
 			t.Errorf("secure=%v: connects with one cookie: last reason %v, want %v", secure, reasons[len(reasons)-1], wantLast)
@@ -427,17 +427,17 @@ func TestAttackSlotExhaustion(t *testing.T) {
 	m := startMatch(t, server.Config{MaxClients: 8}, false, 0)
 	to := m.srv.Addr()
 	reg := testgame.New().Registry().Hash()
-	var got []proto.Reason
+	var got []session.Reason
 	for i := range 8 {
 		att := attacker(t, "127.0.0.2") // a new port per connect, like many clients behind one address
 		cookie := cookieFor(t, att, to)
-		ans := handshake(t, att, to, uint64(i+1), proto.Connect{Nonce: uint64(i + 1), Cookie: cookie, Version: proto.Version, RegistryHash: reg}.Append(nil))
+		ans := handshake(t, att, to, uint64(i+1), session.Connect{Nonce: uint64(i + 1), Cookie: cookie, Version: session.Version, RegistryHash: reg}.Append(nil))
 		got = append(got, refusal(t, ans))
 	}
 	for i, r := range got {
-		want := proto.ReasonNone
+		want := session.ReasonNone
 		if i >= 4 {
-			want = proto.ReasonTooManyFromIP
+			want = session.ReasonTooManyFromIP
 		}
 		if r != want {
 			t.Errorf("connect %d from 127.0.0.2: %v, want %v", i, r, want)
@@ -445,7 +445,7 @@ func TestAttackSlotExhaustion(t *testing.T) {
 	}
 	other := attacker(t, "127.0.0.3")
 	cookie := cookieFor(t, other, to)
-	if r := refusal(t, handshake(t, other, to, 99, proto.Connect{Nonce: 99, Cookie: cookie, Version: proto.Version, RegistryHash: reg}.Append(nil))); r != proto.ReasonNone {
+	if r := refusal(t, handshake(t, other, to, 99, session.Connect{Nonce: 99, Cookie: cookie, Version: session.Version, RegistryHash: reg}.Append(nil))); r != session.ReasonNone {
 		t.Errorf("another address refused: %v", r)
 	}
 }
@@ -462,13 +462,13 @@ func TestAttackPasswordGuessing(t *testing.T) {
 	att := attacker(t, "127.0.0.2")
 	cookie := cookieFor(t, att, to)
 	reg := testgame.New().Registry().Hash()
-	var got []proto.Reason
+	var got []session.Reason
 	for i, pw := range []string{"a", "b", "c", "d", "hunter2"} {
-		ans := handshake(t, att, to, uint64(i+1), proto.Connect{Nonce: uint64(i + 1), Cookie: cookie, Version: proto.Version, RegistryHash: reg, Password: pw}.Append(nil))
+		ans := handshake(t, att, to, uint64(i+1), session.Connect{Nonce: uint64(i + 1), Cookie: cookie, Version: session.Version, RegistryHash: reg, Password: pw}.Append(nil))
 		got = append(got, refusal(t, ans))
 	}
-	want := []proto.Reason{proto.ReasonWrongPassword, proto.ReasonWrongPassword, proto.ReasonWrongPassword,
-		proto.ReasonTooManyAttempts, proto.ReasonTooManyAttempts}
+	want := []session.Reason{session.ReasonWrongPassword, session.ReasonWrongPassword, session.ReasonWrongPassword,
+		session.ReasonTooManyAttempts, session.ReasonTooManyAttempts}
 	for i := range want {
 		if got[i] != want[i] {
 			t.Errorf("guess %d: %v, want %v", i, got[i], want[i])

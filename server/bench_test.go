@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/bitmsg"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/session"
+	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/testgame"
-	"github.com/snapwire/snapwire/netchan"
-	"github.com/snapwire/snapwire/proto"
-	"github.com/snapwire/snapwire/snapshot"
 )
 
 // steadySettings: 30 movers (bouncing: unreliable events), 10 doors
@@ -41,7 +41,7 @@ type fakeHandler struct{ fc *fakeClient }
 
 func (h *fakeHandler) Reliable([]byte) {}
 func (h *fakeHandler) Unreliable(typ netchan.MessageType, m []byte) {
-	if typ == proto.TypeSnapshot && len(m) >= 8 {
+	if typ == session.TypeSnapshot && len(m) >= 8 {
 		// game id u32, then the snapshot's seq: 32 bits LSB first at a
 		// byte boundary, hence little-endian bytes.
 		h.fc.ack = snapshot.Seq(binary.LittleEndian.Uint32(m[4:]))
@@ -62,7 +62,7 @@ func steadyServer(tb testing.TB, n int) (*Server, []*fakeClient) {
 	var fakes []*fakeClient
 	for i := range n {
 		a := netip.AddrPortFrom(netip.AddrFrom4([4]byte{192, 0, 2, byte(i + 1)}), uint16(1000+i))
-		acc, err := proto.ParseAccept(handshake(tb, s, r, 0, a, goodConnect(uint64(i+1))))
+		acc, err := session.ParseAccept(handshake(tb, s, r, 0, a, goodConnect(uint64(i+1))))
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -100,7 +100,7 @@ func steadyFrame(s *Server, fakes []*fakeClient) {
 		fc.msg.Cmds[0] = game.UserCmd{Frame: f, Forward: fwd, Right: int8(int(f)/50%3 - 1)}
 		fc.msg.Lead = 20 * time.Millisecond
 		fc.msg.Append(&fc.w, game.UserCmd{})
-		fc.ch.Send(fc.now, proto.TypeCommands, fc.w.Bytes(), fc.emit)
+		fc.ch.Send(fc.now, session.TypeCommands, fc.w.Bytes(), fc.emit)
 	}
 	for _, fc := range fakes {
 		fc.now = due

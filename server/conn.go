@@ -7,11 +7,11 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/netchan"
-	"github.com/snapwire/snapwire/proto"
-	"github.com/snapwire/snapwire/snapshot"
+	"github.com/snapwire/snapwire/internal/bitmsg"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/session"
+	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/token"
 )
 
@@ -73,7 +73,7 @@ type client struct {
 	challenge          uint64
 	challengeAt        time.Duration
 	echo               uint64
-	pathBuf            [proto.ServerHeaderLen + proto.PathChallengeLen]byte
+	pathBuf            [session.ServerHeaderLen + session.PathChallengeLen]byte
 	// connAddr and nonce are the connect's address and handshake nonce: a
 	// connect repeating them is answered with the accept again.
 	connAddr netip.AddrPort
@@ -81,13 +81,13 @@ type client struct {
 	// random is the server's random value for this session, from which
 	// the channel keys derive (token.SessionKeys), and acceptKey the
 	// token's server→client key that seals the accept (secure sessions).
-	random    [proto.SessionRandomLen]byte
+	random    [session.SessionRandomLen]byte
 	acceptKey [token.KeyLen]byte
 	name      string
 	ch        *netchan.Channel
 	enc       *snapshot.Encoder
 	// lastApply is the sequence of the last "apply S" queued in this game:
-	// applies are sent as the distance from it (proto.Apply).
+	// applies are sent as the distance from it (session.Apply).
 	lastApply snapshot.Seq
 	emit      func([]byte)
 	inGame    bool
@@ -126,7 +126,7 @@ type client struct {
 	stats    ClientStats
 }
 
-func newClient(s *Server, num game.ClientNum, id netchan.ConnID, from netip.AddrPort, m proto.Connect, now time.Duration, tok *token.Private) *client {
+func newClient(s *Server, num game.ClientNum, id netchan.ConnID, from netip.AddrPort, m session.Connect, now time.Duration, tok *token.Private) *client {
 	cfg := s.cfg.Channel
 	c := &client{
 		s: s, num: num, id: id, addr: from, validAddr: from, connAddr: from, nonce: m.Nonce, name: m.Name,
@@ -205,7 +205,7 @@ func (c *client) resetCmds() {
 // full (it does not acknowledge: it cannot keep up) and returns false.
 func (c *client) queueReliable(m []byte) bool {
 	if err := c.ch.QueueReliable(m); err != nil {
-		c.s.drop(c, proto.ReasonProtocolError, false)
+		c.s.drop(c, session.ReasonProtocolError, false)
 		return false
 	}
 	return true
@@ -280,22 +280,22 @@ type chanHandler struct {
 }
 
 func (h *chanHandler) Reliable(msg []byte) {
-	if k, ok := proto.ReliableKind(msg); ok && k == proto.RelDisconnect {
+	if k, ok := session.ReliableKind(msg); ok && k == session.RelDisconnect {
 		h.c.leaving = true
 	}
 }
 
 func (h *chanHandler) Unreliable(typ netchan.MessageType, msg []byte) {
 	c := h.c
-	hdr, body, err := proto.ParseClientHeader(msg)
+	hdr, body, err := session.ParseClientHeader(msg)
 	if err != nil {
 		c.s.stats.BadPackets++
 		return
 	}
-	if typ == proto.TypePathResponse {
+	if typ == session.TypePathResponse {
 		// Checked in handle once the packet is through; the game id does
 		// not matter to it.
-		if v, err := proto.ParsePathResponse(body); err == nil {
+		if v, err := session.ParsePathResponse(body); err == nil {
 			c.echo = v
 		} else {
 			c.s.stats.BadPackets++
@@ -321,16 +321,16 @@ func (h *chanHandler) Unreliable(typ netchan.MessageType, msg []byte) {
 			if c.s.cfg.OnApply != nil {
 				c.s.cfg.OnApply(c.num, m.Seq, c.enc.Base())
 			}
-			a := proto.Apply{Seq: m.Seq}
+			a := session.Apply{Seq: m.Seq}
 			if c.s.cfg.VerifyBase {
 				a.BaseHash = uint32(c.enc.Base().Hash()) | 1 // 0 means "not sent"
 			}
-			var b [proto.MaxApplyLen]byte
+			var b [session.MaxApplyLen]byte
 			c.queueReliable(a.Append(b[:0], c.lastApply))
 			c.lastApply = m.Seq
 		}
 	}
-	if typ != proto.TypeCommands {
+	if typ != session.TypeCommands {
 		return
 	}
 	c.r.Reset(body, len(body)*8)
@@ -367,7 +367,7 @@ func (c *client) handle(now time.Duration, from netip.AddrPort, pkt []byte) {
 		c.newPacket(now, from, len(pkt))
 	}
 	if c.leaving && c.s.slots[c.num] == c {
-		c.s.drop(c, proto.ReasonClientLeft, false)
+		c.s.drop(c, session.ReasonClientLeft, false)
 	}
 }
 
@@ -426,7 +426,7 @@ func (c *client) sendChallenge(now time.Duration) {
 	}
 	c.challengeAt = now + challengeInterval
 	c.s.stats.PathChallenges++
-	c.ch.Send(now, proto.TypePathChallenge, proto.AppendPathChallenge(c.pathBuf[:0], c.s.gameID, c.challenge), c.emit)
+	c.ch.Send(now, session.TypePathChallenge, session.AppendPathChallenge(c.pathBuf[:0], c.s.gameID, c.challenge), c.emit)
 }
 
 // sendSnapshot sends the client's snapshot for the frame just run (DOOM
@@ -455,9 +455,9 @@ func (c *client) sendSnapshot(now time.Duration) {
 func (c *client) prepareSnapshot(now time.Duration) bool {
 	s := c.s
 	if !c.inGame {
-		p := proto.AppendLoadGame(s.buf[:0], s.gameID, s.settings)
+		p := session.AppendLoadGame(s.buf[:0], s.gameID, s.settings)
 		c.stats.LoadGameSent++
-		c.ch.Send(now, proto.TypeLoadGame, p, c.emit)
+		c.ch.Send(now, session.TypeLoadGame, p, c.emit)
 		return false
 	}
 	if c.lastSnapBytes > 0 && !c.ch.CanSend(now, c.lastSnapBytes) {
@@ -530,5 +530,5 @@ func (c *client) finishSnapshot(now time.Duration, w *bitmsg.Writer, err error) 
 	p := w.Bytes()
 	c.lastSnapBytes = len(p)
 	c.stats.SnapshotsSent++
-	c.ch.Send(now, proto.TypeSnapshot, p, c.emit)
+	c.ch.Send(now, session.TypeSnapshot, p, c.emit)
 }

@@ -5,7 +5,7 @@
 //
 // Layers (docs/ARCHITECTURE.md): the core drives a game.Game, builds snapshots with
 // package snapshot (one Encoder, hence one common base, per client), frames
-// the session messages of package proto, and carries them on one
+// the session messages of package session, and carries them on one
 // netchan.Channel per client. It never reads a clock or a socket: the
 // caller passes now (virtual time since start) to HandlePacket and Advance
 // and gives a Sender for outgoing datagrams; tests drive it over package

@@ -6,7 +6,7 @@ package server
 
 import (
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/proto"
+	"github.com/snapwire/snapwire/internal/session"
 )
 
 // savedEvent is a saved event with its own copy of the payload. ev.Data is
@@ -118,7 +118,7 @@ func (s *Server) save(ev game.Event) {
 }
 
 // eventMessages packs events into reliable events messages of at most
-// proto.MaxEventsMessageBytes bytes each. The result aliases s until the
+// session.MaxEventsMessageBytes bytes each. The result aliases s until the
 // next call.
 func (s *Server) eventMessages(evs []game.Event) [][]byte {
 	s.relMsgs = s.relMsgs[:0]
@@ -126,7 +126,7 @@ func (s *Server) eventMessages(evs []game.Event) [][]byte {
 	s.relEnds = s.relEnds[:0]
 	i := 0
 	for i < len(evs) {
-		s.evw.Reset(s.evbuf[proto.EventsHeaderLen:])
+		s.evw.Reset(s.evbuf[session.EventsHeaderLen:])
 		n := 0
 		for i < len(evs) && n < 255 {
 			before := s.evw.Len()
@@ -145,7 +145,7 @@ func (s *Server) eventMessages(evs []game.Event) [][]byte {
 		}
 		body := s.evw.Bytes()
 		start := len(s.relArena)
-		s.relArena = proto.AppendEventsHeader(s.relArena, s.gameID, n)
+		s.relArena = session.AppendEventsHeader(s.relArena, s.gameID, n)
 		s.relArena = append(s.relArena, body...)
 		s.relEnds = append(s.relEnds, [2]int{start, len(s.relArena)})
 	}

@@ -4,7 +4,7 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/snapwire/snapwire/proto"
+	"github.com/snapwire/snapwire/internal/session"
 )
 
 // Bounds of the handshake's tables. Entries are only made for sources
@@ -43,18 +43,18 @@ type tokenTable struct {
 // while its session lives is answered before it gets here). Refusing
 // only a different nonce let a connect replayed after its session ended
 // open a second session with the first one's keys (issue 22, item 3).
-func (t *tokenTable) use(mac [16]byte, from netip.AddrPort, nonce uint64, expires time.Time) proto.Reason {
+func (t *tokenTable) use(mac [16]byte, from netip.AddrPort, nonce uint64, expires time.Time) session.Reason {
 	if t.m == nil {
 		t.m = make(map[[16]byte]tokenUse)
 	}
 	if e, ok := t.m[mac]; ok {
 		switch {
 		case e.addr != from:
-			return proto.ReasonTokenOtherAddress
+			return session.ReasonTokenOtherAddress
 		case e.opened || e.nonce != nonce:
-			return proto.ReasonTokenReused
+			return session.ReasonTokenReused
 		}
-		return proto.ReasonNone
+		return session.ReasonNone
 	}
 	if len(t.ring) < maxUsedTokens {
 		t.ring = append(t.ring, mac)
@@ -64,7 +64,7 @@ func (t *tokenTable) use(mac [16]byte, from netip.AddrPort, nonce uint64, expire
 		t.head = (t.head + 1) % maxUsedTokens
 	}
 	t.m[mac] = tokenUse{addr: from, nonce: nonce, expires: expires}
-	return proto.ReasonNone
+	return session.ReasonNone
 }
 
 // opened records that a session was opened with the token.

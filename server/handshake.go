@@ -15,15 +15,15 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/netchan"
-	"github.com/snapwire/snapwire/proto"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/token"
 )
 
 // cookie computes the stateless challenge cookie for addr in time bucket
 // b: HMAC-SHA256(secret, addr 16 bytes | port 2 | bucket 8) truncated to
 // 16 bytes.
-func (s *Server) cookie(addr netip.AddrPort, b int64) proto.Cookie {
+func (s *Server) cookie(addr netip.AddrPort, b int64) session.Cookie {
 	m := hmac.New(sha256.New, s.cfg.Secret)
 	var buf [26]byte
 	a := addr.Addr().As16()
@@ -31,14 +31,14 @@ func (s *Server) cookie(addr netip.AddrPort, b int64) proto.Cookie {
 	binary.LittleEndian.PutUint16(buf[16:], addr.Port())
 	binary.LittleEndian.PutUint64(buf[18:], uint64(b))
 	m.Write(buf[:])
-	var c proto.Cookie
+	var c session.Cookie
 	copy(c[:], m.Sum(nil))
 	return c
 }
 
 func (s *Server) bucket(now time.Duration) int64 { return int64(now / s.cfg.CookieLifetime) }
 
-func (s *Server) cookieValid(now time.Duration, addr netip.AddrPort, c proto.Cookie) bool {
+func (s *Server) cookieValid(now time.Duration, addr netip.AddrPort, c session.Cookie) bool {
 	b := s.bucket(now)
 	for _, k := range [2]int64{b, b - 1} {
 		want := s.cookie(addr, k)
@@ -64,7 +64,7 @@ func (s *Server) sendOOB(to netip.AddrPort, payload []byte) {
 // address until its connect carries a valid cookie, which proves the
 // sender receives at that address.
 func (s *Server) handleConnectionless(now time.Duration, from netip.AddrPort, p []byte) {
-	if !proto.IsHandshake(p) {
+	if !session.IsHandshake(p) {
 		if len(p) > 0 && s.cfg.OnConnectionless != nil {
 			s.stats.Queries++
 			s.replyTo = from
@@ -72,17 +72,17 @@ func (s *Server) handleConnectionless(now time.Duration, from netip.AddrPort, p 
 		}
 		return
 	}
-	kind, _ := proto.ConnectionlessKind(p)
+	kind, _ := session.ConnectionlessKind(p)
 	switch kind {
-	case proto.KindGetChallenge:
-		m, err := proto.ParseGetChallenge(p)
+	case session.KindGetChallenge:
+		m, err := session.ParseGetChallenge(p)
 		if err != nil {
 			return
 		}
 		s.stats.Challenges++
-		s.sendOOB(from, proto.Challenge{Nonce: m.Nonce, Cookie: s.cookie(from, s.bucket(now))}.Append(nil))
-	case proto.KindConnect:
-		m, err := proto.ParseConnect(p)
+		s.sendOOB(from, session.Challenge{Nonce: m.Nonce, Cookie: s.cookie(from, s.bucket(now))}.Append(nil))
+	case session.KindConnect:
+		m, err := session.ParseConnect(p)
 		if err != nil {
 			return
 		}
@@ -90,51 +90,51 @@ func (s *Server) handleConnectionless(now time.Duration, from netip.AddrPort, p 
 	}
 }
 
-func (s *Server) refuse(to netip.AddrPort, nonce uint64, why proto.Reason) {
+func (s *Server) refuse(to netip.AddrPort, nonce uint64, why session.Reason) {
 	s.stats.Refused++
 	s.logRefusal(to, why)
-	// The client names the reason itself (proto.Reason.String); no text,
+	// The client names the reason itself (session.Reason.String); no text,
 	// so a refusal is a few bytes whatever the reason.
-	s.sendOOB(to, proto.Refuse{Nonce: nonce, Reason: why}.Append(nil))
+	s.sendOOB(to, session.Refuse{Nonce: nonce, Reason: why}.Append(nil))
 }
 
 // refuseKey refuses a connect, sealed with key (a token's server→client
 // key) when it is not nil.
-func (s *Server) refuseKey(to netip.AddrPort, nonce uint64, why proto.Reason, key *[token.KeyLen]byte) {
+func (s *Server) refuseKey(to netip.AddrPort, nonce uint64, why session.Reason, key *[token.KeyLen]byte) {
 	if key == nil {
 		s.refuse(to, nonce, why)
 		return
 	}
 	s.stats.Refused++
 	s.logRefusal(to, why)
-	var xn [proto.XNonceLen]byte
+	var xn [session.XNonceLen]byte
 	crand.Read(xn[:])
-	s.sendOOB(to, proto.Refuse{Nonce: nonce, Reason: why}.AppendSealed(nil, key, &xn))
+	s.sendOOB(to, session.Refuse{Nonce: nonce, Reason: why}.AppendSealed(nil, key, &xn))
 }
 
 // tokenRefusal maps an error of token.Opener.Open to the reason sent.
-func tokenRefusal(err error) proto.Reason {
+func tokenRefusal(err error) session.Reason {
 	switch {
 	case errors.Is(err, token.ErrExpired):
-		return proto.ReasonTokenExpired
+		return session.ReasonTokenExpired
 	case errors.Is(err, token.ErrNotYetValid):
-		return proto.ReasonTokenNotYetValid
+		return session.ReasonTokenNotYetValid
 	case errors.Is(err, token.ErrWrongProtocol):
-		return proto.ReasonTokenWrongProto
+		return session.ReasonTokenWrongProto
 	case errors.Is(err, token.ErrWrongServer):
-		return proto.ReasonTokenWrongServer
+		return session.ReasonTokenWrongServer
 	default:
-		return proto.ReasonTokenInvalid
+		return session.ReasonTokenInvalid
 	}
 }
 
 // connect handles a connect request. Its cookie proves the source
 // receives at its address before anything is stored for it; the request
-// is padded (proto.ConnectLen) above the size of any answer.
-func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect) {
+// is padded (session.ConnectLen) above the size of any answer.
+func (s *Server) connect(now time.Duration, from netip.AddrPort, m session.Connect) {
 	if !s.cookieValid(now, from, m.Cookie) {
 		s.stats.BadCookies++
-		s.refuse(from, m.Nonce, proto.ReasonBadCookie)
+		s.refuse(from, m.Nonce, session.ReasonBadCookie)
 		return
 	}
 	// A repeated connect (the accept was lost): answer again.
@@ -154,7 +154,7 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 	if s.opener != nil {
 		if len(m.Token) == 0 {
 			s.stats.TokensRefused++
-			s.refuse(from, m.Nonce, proto.ReasonTokenRequired)
+			s.refuse(from, m.Nonce, session.ReasonTokenRequired)
 			return
 		}
 		p, err := s.opener.Open(m.Token, s.cfg.WallClock())
@@ -164,11 +164,11 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 			return
 		}
 		// From here on a refusal is sealed with the token's key, so its
-		// holder can believe it at once (proto.KindSealedRefuse).
+		// holder can believe it at once (session.KindSealedRefuse).
 		key = &p.ServerToClientKey
 		// A token binds to the first address that uses it, and serves one
 		// session (the same request again is answered above).
-		if why := s.usedTokens.use(p.MAC, from, m.Nonce, p.Expires); why != proto.ReasonNone {
+		if why := s.usedTokens.use(p.MAC, from, m.Nonce, p.Expires); why != session.ReasonNone {
 			s.stats.TokensRefused++
 			s.refuseKey(from, m.Nonce, why, key)
 			return
@@ -176,12 +176,12 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 		priv = p
 	} else {
 		if len(m.Token) > 0 {
-			s.refuse(from, m.Nonce, proto.ReasonTokenUnsupported)
+			s.refuse(from, m.Nonce, session.ReasonTokenUnsupported)
 			return
 		}
 		if s.connects.count(from.Addr(), bucket) >= s.cfg.MaxConnectAttempts {
 			s.stats.Throttled++
-			s.refuse(from, m.Nonce, proto.ReasonTooManyAttempts)
+			s.refuse(from, m.Nonce, session.ReasonTooManyAttempts)
 			return
 		}
 		s.connects.add(from.Addr(), bucket)
@@ -196,24 +196,24 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 	}
 	if n >= s.cfg.MaxClientsPerIP {
 		s.stats.Throttled++
-		s.refuseKey(from, m.Nonce, proto.ReasonTooManyFromIP, key)
+		s.refuseKey(from, m.Nonce, session.ReasonTooManyFromIP, key)
 		return
 	}
 	if s.cfg.Password != "" && s.pwFails.count(from.Addr(), bucket) >= s.cfg.MaxPasswordFailures {
 		s.stats.Throttled++
-		s.refuseKey(from, m.Nonce, proto.ReasonTooManyAttempts, key)
+		s.refuseKey(from, m.Nonce, session.ReasonTooManyAttempts, key)
 		return
 	}
 	switch {
-	case m.Version != proto.Version:
-		s.refuseKey(from, m.Nonce, proto.ReasonWrongVersion, key)
+	case m.Version != session.Version:
+		s.refuseKey(from, m.Nonce, session.ReasonWrongVersion, key)
 		return
 	case m.RegistryHash != s.reg.Hash():
-		s.refuseKey(from, m.Nonce, proto.ReasonWrongRegistry, key)
+		s.refuseKey(from, m.Nonce, session.ReasonWrongRegistry, key)
 		return
 	case s.cfg.Password != "" && !hmac.Equal([]byte(m.Password), []byte(s.cfg.Password)):
 		s.pwFails.add(from.Addr(), bucket)
-		s.refuseKey(from, m.Nonce, proto.ReasonWrongPassword, key)
+		s.refuseKey(from, m.Nonce, session.ReasonWrongPassword, key)
 		return
 	}
 	slot := -1
@@ -224,7 +224,7 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 		}
 	}
 	if slot < 0 {
-		s.refuseKey(from, m.Nonce, proto.ReasonServerFull, key)
+		s.refuseKey(from, m.Nonce, session.ReasonServerFull, key)
 		return
 	}
 	var id netchan.ConnID
@@ -234,7 +234,7 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 	c := newClient(s, game.ClientNum(slot), id, from, m, now, priv)
 	s.snapCache.Invalidate()
 	if err := s.g.ClientConnected(c.num); err != nil {
-		s.refuseKey(from, m.Nonce, proto.ReasonServerFull, key)
+		s.refuseKey(from, m.Nonce, session.ReasonServerFull, key)
 		return
 	}
 	s.slots[slot] = c
@@ -249,7 +249,7 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 	if s.slots[slot] != c {
 		// The saved events did not fit in its reliable queue
 		// (Config.Channel.MaxReliableBytes).
-		s.refuseKey(from, m.Nonce, proto.ReasonProtocolError, key)
+		s.refuseKey(from, m.Nonce, session.ReasonProtocolError, key)
 		return
 	}
 	s.sendOOB(from, s.accept(c))
@@ -260,14 +260,14 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m proto.Connect
 // so nobody without the token forges or reads it, and carrying the
 // session's random value its channel keys derive from.
 func (s *Server) accept(c *client) []byte {
-	m := proto.Accept{
+	m := session.Accept{
 		Nonce: c.nonce, ConnID: c.id, Client: c.num, GameID: s.gameID,
 		FrameDur: uint32(s.frameDur / time.Microsecond), Settings: s.settings,
 	}
 	if !c.stats.Secure {
 		return m.Append(nil)
 	}
-	var xn [proto.XNonceLen]byte
+	var xn [session.XNonceLen]byte
 	crand.Read(xn[:])
-	return proto.SealedAccept{Accept: m, Random: c.random}.AppendSealed(nil, &c.acceptKey, &xn)
+	return session.SealedAccept{Accept: m, Random: c.random}.AppendSealed(nil, &c.acceptKey, &xn)
 }

@@ -12,10 +12,10 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/testgame"
-	"github.com/snapwire/snapwire/netchan"
 	"github.com/snapwire/snapwire/netsim"
-	"github.com/snapwire/snapwire/proto"
 	"github.com/snapwire/snapwire/server"
 	"github.com/snapwire/snapwire/token"
 )
@@ -150,7 +150,7 @@ func (f *portFlood) advance(now time.Duration) {
 		f.nextPort, f.roundAt = 0, f.roundAt+f.window
 	}
 	for end := min(f.nextPort+floodBatch, len(f.eps)); f.nextPort < end; f.nextPort++ {
-		f.send(f.eps[f.nextPort], proto.GetChallenge{Nonce: uint64(f.nextPort)}.Append(nil))
+		f.send(f.eps[f.nextPort], session.GetChallenge{Nonce: uint64(f.nextPort)}.Append(nil))
 	}
 	for i, ep := range f.eps {
 		for ep.Pending() > 0 {
@@ -159,21 +159,21 @@ func (f *portFlood) advance(now time.Duration) {
 				continue // an accepted connect's channel (insecure server)
 			}
 			p := f.buf[4:k]
-			switch kind, _ := proto.ConnectionlessKind(p); kind {
-			case proto.KindChallenge:
-				ch, err := proto.ParseChallenge(p)
+			switch kind, _ := session.ConnectionlessKind(p); kind {
+			case session.KindChallenge:
+				ch, err := session.ParseChallenge(p)
 				if err != nil {
 					continue
 				}
-				m := proto.Connect{Nonce: uint64(now)<<16 | uint64(i), Cookie: ch.Cookie, Version: proto.Version,
+				m := session.Connect{Nonce: uint64(now)<<16 | uint64(i), Cookie: ch.Cookie, Version: session.Version,
 					RegistryHash: testgame.NewRegistry().Hash(), Name: "flood"}
 				if f.secure {
 					m.Token = make([]byte, 200)
 					binary.LittleEndian.PutUint64(m.Token, m.Nonce)
 				}
 				f.send(ep, m.Append(nil))
-			case proto.KindRefuse:
-				ref, _ := proto.ParseRefuse(p)
+			case session.KindRefuse:
+				ref, _ := session.ParseRefuse(p)
 				f.answers[ref.Reason.String()]++
 			default:
 				f.answers[fmt.Sprintf("kind %d", kind)]++
@@ -234,7 +234,7 @@ func TestLockoutManyPorts(t *testing.T) {
 					t.Errorf("player %d: %v (%v), %d snapshots", i, c.State(), c.Err(), c.Stats().SnapshotsReceived)
 				}
 			}
-			if secure && flood.answers[proto.ReasonTokenInvalid.String()] < 2*4000 {
+			if secure && flood.answers[session.ReasonTokenInvalid.String()] < 2*4000 {
 				t.Errorf("the flood's connects were not all refused for their token: %v", flood.answers)
 			}
 		})

@@ -6,7 +6,7 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/snapwire/snapwire/proto"
+	"github.com/snapwire/snapwire/internal/session"
 )
 
 // Events the server logs through Config.Logger (nil: silent): connect,
@@ -52,8 +52,8 @@ func (s *Server) logEvent(level slog.Level, msg string, attrs ...slog.Attr) {
 }
 
 // logRefusal logs a refusal of a connect from from, within the limiter.
-func (s *Server) logRefusal(from netip.AddrPort, why proto.Reason) {
-	if s.cfg.Logger == nil || why == proto.ReasonBadCookie {
+func (s *Server) logRefusal(from netip.AddrPort, why session.Reason) {
+	if s.cfg.Logger == nil || why == session.ReasonBadCookie {
 		return
 	}
 	ok, suppressed := s.refuseLog.allow(s.now)
@@ -61,7 +61,7 @@ func (s *Server) logRefusal(from netip.AddrPort, why proto.Reason) {
 		return
 	}
 	msg, level := "refuse", slog.LevelInfo
-	if why == proto.ReasonTooManyAttempts || why == proto.ReasonTooManyFromIP {
+	if why == session.ReasonTooManyAttempts || why == session.ReasonTooManyFromIP {
 		msg, level = "rate-limited", slog.LevelWarn
 	}
 	attrs := []slog.Attr{slog.String("addr", from.String()), slog.String("reason", why.String())}
@@ -72,12 +72,12 @@ func (s *Server) logRefusal(from netip.AddrPort, why proto.Reason) {
 }
 
 // logDrop logs a client that leaves the server.
-func (s *Server) logDrop(c *client, why proto.Reason) {
+func (s *Server) logDrop(c *client, why session.Reason) {
 	if s.cfg.Logger == nil {
 		return
 	}
 	msg := "disconnect"
-	if why == proto.ReasonTimeout {
+	if why == session.ReasonTimeout {
 		msg = "timeout"
 	}
 	s.logEvent(slog.LevelInfo, msg, slog.Int("client", int(c.num)), slog.String("name", c.name),

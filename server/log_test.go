@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/testgame"
-	"github.com/snapwire/snapwire/proto"
 )
 
 // logLines decodes a JSON log.
@@ -43,7 +43,7 @@ func TestLogEvents(t *testing.T) {
 	s, r := newTest(t, Config{Logger: logger, Password: "pw", Timeout: 2 * time.Second, MaxPasswordFailures: 2})
 	m := goodConnect(1)
 	m.Name, m.Password = "alice", "pw"
-	acc, err := proto.ParseAccept(handshake(t, s, r, 0, addr(1), m))
+	acc, err := session.ParseAccept(handshake(t, s, r, 0, addr(1), m))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,9 +60,9 @@ func TestLogEvents(t *testing.T) {
 	lines := logLines(t, &buf)
 	want := []struct{ msg, field, value string }{
 		{"connect", "name", "alice"},
-		{"refuse", "reason", proto.ReasonWrongPassword.String()},
-		{"refuse", "reason", proto.ReasonWrongPassword.String()},
-		{"rate-limited", "reason", proto.ReasonTooManyAttempts.String()},
+		{"refuse", "reason", session.ReasonWrongPassword.String()},
+		{"refuse", "reason", session.ReasonWrongPassword.String()},
+		{"rate-limited", "reason", session.ReasonTooManyAttempts.String()},
 		{"map change", "settings", testgame.DefaultSettings},
 		{"timeout", "name", "alice"},
 	}
@@ -76,7 +76,7 @@ func TestLogEvents(t *testing.T) {
 		}
 	}
 	if lines[0]["addr"] != addr(1).String() || lines[0]["client"] != 0.0 || lines[0]["conn"] != float64(acc.ConnID) ||
-		lines[1]["addr"] != addr(2).String() || lines[5]["reason"] != proto.ReasonTimeout.String() || lines[5]["client"] != 0.0 {
+		lines[1]["addr"] != addr(2).String() || lines[5]["reason"] != session.ReasonTimeout.String() || lines[5]["client"] != 0.0 {
 		t.Errorf("fields: %v", lines)
 	}
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snapwire/snapwire/proto"
+	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/token"
 )
 
@@ -23,7 +23,7 @@ func TestSecureSquattersLeaveSlots(t *testing.T) {
 	wall := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
 	s, r := newTest(t, Config{MaxClients: 8, TokenKey: &key, ProtocolID: 9, PublicAddrs: []netip.AddrPort{srvAddr},
 		WallClock: func() time.Time { return wall }, Deterministic: true})
-	join := func(from netip.AddrPort, nonce uint64) proto.Reason {
+	join := func(from netip.AddrPort, nonce uint64) session.Reason {
 		tok, err := token.Issue(key, token.Params{ProtocolID: 9, ClientID: nonce, Servers: []netip.AddrPort{srvAddr}}, wall)
 		if err != nil {
 			t.Fatal(err)
@@ -32,13 +32,13 @@ func TestSecureSquattersLeaveSlots(t *testing.T) {
 		m.Token = tok.AppendPrivate(nil)
 		ans := handshake(t, s, r, 0, from, m)
 		// A secure server seals its answers once the token opened.
-		if _, err := proto.OpenSealedAccept(ans, &tok.ServerToClientKey); err == nil {
-			return proto.ReasonNone
+		if _, err := session.OpenSealedAccept(ans, &tok.ServerToClientKey); err == nil {
+			return session.ReasonNone
 		}
-		if ref, err := proto.OpenSealedRefuse(ans, &tok.ServerToClientKey); err == nil {
+		if ref, err := session.OpenSealedRefuse(ans, &tok.ServerToClientKey); err == nil {
 			return ref.Reason
 		}
-		ref, err := proto.ParseRefuse(ans)
+		ref, err := session.ParseRefuse(ans)
 		if err != nil {
 			t.Fatalf("answer to %v is neither accept nor refusal: %v", from, err)
 		}
@@ -49,10 +49,10 @@ func TestSecureSquattersLeaveSlots(t *testing.T) {
 	for i := range 8 {
 		why := join(netip.AddrPortFrom(squatter, uint16(40000+i)), uint64(100+i))
 		switch {
-		case why == proto.ReasonNone:
+		case why == session.ReasonNone:
 			squatted++
-		case why != proto.ReasonTooManyFromIP:
-			t.Errorf("squatter %d refused for %v, want %v", i, why, proto.ReasonTooManyFromIP)
+		case why != session.ReasonTooManyFromIP:
+			t.Errorf("squatter %d refused for %v, want %v", i, why, session.ReasonTooManyFromIP)
 		}
 	}
 	if squatted != 4 { // Config.MaxClientsPerIP's default
@@ -60,7 +60,7 @@ func TestSecureSquattersLeaveSlots(t *testing.T) {
 	}
 	for i := range 3 {
 		from := netip.AddrPortFrom(netip.AddrFrom4([4]byte{203, 0, 113, byte(1 + i)}), 27000)
-		if why := join(from, uint64(200+i)); why != proto.ReasonNone {
+		if why := join(from, uint64(200+i)); why != session.ReasonNone {
 			t.Errorf("player %d from %v refused: %v", i, from, why)
 		}
 	}

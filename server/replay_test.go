@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/client"
-	"github.com/snapwire/snapwire/netchan"
-	"github.com/snapwire/snapwire/proto"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/server"
 	"github.com/snapwire/snapwire/token"
 )
@@ -31,7 +31,7 @@ func TestReplayedConnectAfterSessionEnds(t *testing.T) {
 	player := netip.MustParseAddrPort("10.0.1.1:40000")
 	var connect []byte
 	r.net.SetDropFilter(func(from, to netip.AddrPort, p []byte) bool {
-		if from == player && connect == nil && netchan.IsConnectionless(p) && len(p) > 4 && proto.Kind(p[4]) == proto.KindConnect {
+		if from == player && connect == nil && netchan.IsConnectionless(p) && len(p) > 4 && session.Kind(p[4]) == session.KindConnect {
 			connect = bytes.Clone(p)
 		}
 		return false

@@ -51,7 +51,7 @@ type Transport interface {
 // udpCore adapts a Server to udprun.Core.
 //
 // Packet buffers are reused once HandlePacket returns (udprun.Core). The
-// server keeps no slice of a packet: proto.Parse* copy strings and fixed
+// server keeps no slice of a packet: session.Parse* copy strings and fixed
 // fields out of it; netchan.Channel.Receive copies fragments into its
 // reassembly buffer and decompresses into its own body buffer, and passes
 // Handler slices valid only during the call; the channel handler

@@ -17,20 +17,20 @@ import (
 	"sync"
 	"time"
 
-	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/netchan"
-	"github.com/snapwire/snapwire/proto"
-	"github.com/snapwire/snapwire/snapshot"
+	"github.com/snapwire/snapwire/internal/bitmsg"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/session"
+	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/token"
 )
 
 // Sender sends one UDP datagram; pkt is valid only during the call. The
-// server and the client share the one type of package proto.
-type Sender = proto.Sender
+// server and the client share the one type of package session.
+type Sender = session.Sender
 
 // SendFunc adapts a function to Sender.
-type SendFunc = proto.SendFunc
+type SendFunc = session.SendFunc
 
 // Config configures a server. Zero fields take the defaults in brackets.
 type Config struct {
@@ -124,7 +124,7 @@ type Config struct {
 	// compare the base with the client's after the same apply).
 	OnApply func(c game.ClientNum, seq snapshot.Seq, base *snapshot.CommonBase)
 	// OnConnectionless, if set, is called for every connectionless packet
-	// that is not a snapwire handshake message (proto.IsHandshake: the
+	// that is not a snapwire handshake message (session.IsHandshake: the
 	// first payload byte is below 0x20), such as Quake 3's text queries
 	// "getinfo xxx" and "getstatus xxx"; payload is what follows the
 	// FF FF FF FF prefix. reply sends FF FF FF FF and p to from. payload
@@ -320,7 +320,7 @@ func New(cfg Config, g game.Game, settings string, send Sender) (*Server, error)
 		slots:    make([]*client, cfg.MaxClients),
 		byID:     make(map[netchan.ConnID]*client),
 		buf:      make([]byte, 1<<16),
-		evbuf:    make([]byte, proto.MaxEventsMessageBytes),
+		evbuf:    make([]byte, session.MaxEventsMessageBytes),
 		mapBase:  snapshot.NewCommonBase(g.Registry().NumStates()),
 	}
 	s.replyFn = func(p []byte) { s.sendOOB(s.replyTo, p) }
@@ -419,7 +419,7 @@ func (s *Server) Advance(now time.Duration) {
 	for _, c := range s.slots {
 		if c != nil && now-c.lastRecv > c.timeout {
 			s.stats.Timeouts++
-			s.drop(c, proto.ReasonTimeout, false)
+			s.drop(c, session.ReasonTimeout, false)
 		}
 	}
 }
@@ -641,7 +641,7 @@ func (s *Server) ChangeMap(settings string) error {
 		}
 		s.snapCache.Invalidate()
 		if err := s.g.ClientConnected(c.num); err != nil {
-			s.drop(c, proto.ReasonKicked, true)
+			s.drop(c, session.ReasonKicked, true)
 			continue
 		}
 		c.leaveGame()
@@ -656,7 +656,7 @@ func (s *Server) Kick(now time.Duration, c game.ClientNum) error {
 		return ErrNoClient
 	}
 	s.seen(now)
-	s.drop(s.slots[c], proto.ReasonKicked, true)
+	s.drop(s.slots[c], session.ReasonKicked, true)
 	return nil
 }
 
@@ -666,7 +666,7 @@ func (s *Server) Shutdown(now time.Duration) {
 	s.seen(now)
 	for _, c := range s.slots {
 		if c != nil {
-			s.drop(c, proto.ReasonShutdown, true)
+			s.drop(c, session.ReasonShutdown, true)
 		}
 	}
 }
@@ -682,13 +682,13 @@ func (s *Server) seen(now time.Duration) {
 // latest time the server was given, in three packets (to survive loss;
 // nothing waits for the ack: a client that loses all three notices by its
 // timeout).
-func (s *Server) drop(c *client, why proto.Reason, notify bool) {
+func (s *Server) drop(c *client, why session.Reason, notify bool) {
 	if s.slots[c.num] != c {
 		return // already dropped (e.g. by a failed reliable queue in a loop)
 	}
 	if notify {
 		var b [2]byte
-		if c.ch.QueueReliable(proto.Disconnect{Reason: why}.Append(b[:0])) == nil {
+		if c.ch.QueueReliable(session.Disconnect{Reason: why}.Append(b[:0])) == nil {
 			for range 3 {
 				c.ch.Send(s.now, netchan.TypeNone, nil, c.emit)
 			}

@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/bitmsg"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/testgame"
-	"github.com/snapwire/snapwire/netchan"
-	"github.com/snapwire/snapwire/proto"
 	"github.com/snapwire/snapwire/token"
 )
 
@@ -42,19 +42,19 @@ func oob(p []byte) []byte { return netchan.AppendConnectionless(nil, p) }
 
 // handshake runs getchallenge and connect from addr and returns the last
 // answer's payload.
-func handshake(t testing.TB, s *Server, r *rec, now time.Duration, addr netip.AddrPort, m proto.Connect) []byte {
+func handshake(t testing.TB, s *Server, r *rec, now time.Duration, addr netip.AddrPort, m session.Connect) []byte {
 	t.Helper()
-	s.HandlePacket(now, addr, oob(proto.GetChallenge{Nonce: m.Nonce}.Append(nil)))
+	s.HandlePacket(now, addr, oob(session.GetChallenge{Nonce: m.Nonce}.Append(nil)))
 	out := r.take()
 	if len(out) != 1 {
 		t.Fatalf("%d answers to getchallenge", len(out))
 	}
-	ch, err := proto.ParseChallenge(out[0].pkt[4:])
+	ch, err := session.ParseChallenge(out[0].pkt[4:])
 	if err != nil || ch.Nonce != m.Nonce {
 		t.Fatalf("challenge: %v", err)
 	}
-	if len(out[0].pkt) > proto.GetChallengeLen+4 {
-		t.Errorf("challenge of %d bytes amplifies a %d-byte request", len(out[0].pkt), proto.GetChallengeLen+4)
+	if len(out[0].pkt) > session.GetChallengeLen+4 {
+		t.Errorf("challenge of %d bytes amplifies a %d-byte request", len(out[0].pkt), session.GetChallengeLen+4)
 	}
 	m.Cookie = ch.Cookie
 	s.HandlePacket(now, addr, oob(m.Append(nil)))
@@ -65,8 +65,8 @@ func handshake(t testing.TB, s *Server, r *rec, now time.Duration, addr netip.Ad
 	return out[0].pkt[4:]
 }
 
-func goodConnect(nonce uint64) proto.Connect {
-	return proto.Connect{Nonce: nonce, Version: proto.Version, RegistryHash: testgame.NewRegistry().Hash(), Name: "x"}
+func goodConnect(nonce uint64) session.Connect {
+	return session.Connect{Nonce: nonce, Version: session.Version, RegistryHash: testgame.NewRegistry().Hash(), Name: "x"}
 }
 
 func addr(i int) netip.AddrPort {
@@ -77,35 +77,35 @@ func TestRefusals(t *testing.T) {
 	s, r := newTest(t, Config{MaxClients: 1, Password: "pw"})
 	cases := []struct {
 		name string
-		mod  func(*proto.Connect)
-		want proto.Reason
+		mod  func(*session.Connect)
+		want session.Reason
 	}{
-		{"wrong version", func(m *proto.Connect) { m.Version = 99; m.Password = "pw" }, proto.ReasonWrongVersion},
-		{"wrong registry", func(m *proto.Connect) { m.RegistryHash++; m.Password = "pw" }, proto.ReasonWrongRegistry},
-		{"wrong password", func(m *proto.Connect) { m.Password = "nope" }, proto.ReasonWrongPassword},
+		{"wrong version", func(m *session.Connect) { m.Version = 99; m.Password = "pw" }, session.ReasonWrongVersion},
+		{"wrong registry", func(m *session.Connect) { m.RegistryHash++; m.Password = "pw" }, session.ReasonWrongRegistry},
+		{"wrong password", func(m *session.Connect) { m.Password = "nope" }, session.ReasonWrongPassword},
 	}
 	for i, tc := range cases {
 		m := goodConnect(uint64(i + 1))
 		tc.mod(&m)
 		ans := handshake(t, s, r, 0, addr(i), m)
-		ref, err := proto.ParseRefuse(ans)
+		ref, err := session.ParseRefuse(ans)
 		if err != nil || ref.Reason != tc.want {
 			t.Errorf("%s: got %v %v, want %v", tc.name, ref.Reason, err, tc.want)
 		}
 	}
 	m := goodConnect(10)
 	m.Password = "pw"
-	if _, err := proto.ParseAccept(handshake(t, s, r, 0, addr(10), m)); err != nil {
+	if _, err := session.ParseAccept(handshake(t, s, r, 0, addr(10), m)); err != nil {
 		t.Fatalf("good connect: %v", err)
 	}
 	m = goodConnect(11)
 	m.Password = "pw"
-	if ref, _ := proto.ParseRefuse(handshake(t, s, r, 0, addr(11), m)); ref.Reason != proto.ReasonServerFull {
+	if ref, _ := session.ParseRefuse(handshake(t, s, r, 0, addr(11), m)); ref.Reason != session.ReasonServerFull {
 		t.Errorf("second client: %v, want server full", ref.Reason)
 	}
 	// A cookie for another address, and an expired one.
-	s.HandlePacket(0, addr(12), oob(proto.GetChallenge{Nonce: 12}.Append(nil)))
-	ch, _ := proto.ParseChallenge(r.take()[0].pkt[4:])
+	s.HandlePacket(0, addr(12), oob(session.GetChallenge{Nonce: 12}.Append(nil)))
+	ch, _ := session.ParseChallenge(r.take()[0].pkt[4:])
 	m = goodConnect(12)
 	m.Password, m.Cookie = "pw", ch.Cookie
 	s.HandlePacket(0, addr(13), oob(m.Append(nil)))
@@ -116,7 +116,7 @@ func TestRefusals(t *testing.T) {
 			continue // snapshots to the connected client
 		}
 		refusals++
-		if ref, _ := proto.ParseRefuse(o.pkt[4:]); ref.Reason != proto.ReasonBadCookie {
+		if ref, _ := session.ParseRefuse(o.pkt[4:]); ref.Reason != session.ReasonBadCookie {
 			t.Errorf("stolen or expired cookie: %v", ref.Reason)
 		}
 	}
@@ -132,16 +132,16 @@ func TestRefusals(t *testing.T) {
 // state on the server.
 func TestSpoofedConnectsLeaveNoState(t *testing.T) {
 	s, r := newTest(t, Config{})
-	var cookie proto.Cookie
+	var cookie session.Cookie
 	for i := range 5000 {
 		from := netip.AddrPortFrom(netip.AddrFrom4([4]byte{198, 51, byte(i >> 8), byte(i)}), uint16(i))
-		s.HandlePacket(time.Duration(i)*time.Millisecond, from, oob(proto.GetChallenge{Nonce: uint64(i)}.Append(nil)))
+		s.HandlePacket(time.Duration(i)*time.Millisecond, from, oob(session.GetChallenge{Nonce: uint64(i)}.Append(nil)))
 		m := goodConnect(uint64(i))
 		cookie[0] = byte(i)
 		m.Cookie = cookie // the spoofer never sees the challenge
 		s.HandlePacket(time.Duration(i)*time.Millisecond, from, oob(m.Append(nil)))
 		// An unpadded getchallenge is ignored (no amplification).
-		s.HandlePacket(0, from, oob(proto.GetChallenge{Nonce: 1}.Append(nil)[:11]))
+		s.HandlePacket(0, from, oob(session.GetChallenge{Nonce: 1}.Append(nil)[:11]))
 	}
 	r.take()
 	if s.NumClients() != 0 || len(s.byID) != 0 {
@@ -159,10 +159,10 @@ func TestSpoofedConnectsLeaveNoState(t *testing.T) {
 
 // connected returns a server with one client connected through the
 // handshake, and the client's channel.
-func connected(t testing.TB, cfg Config) (*Server, *rec, *netchan.Channel, proto.Accept) {
+func connected(t testing.TB, cfg Config) (*Server, *rec, *netchan.Channel, session.Accept) {
 	t.Helper()
 	s, r := newTest(t, cfg)
-	acc, err := proto.ParseAccept(handshake(t, s, r, 0, addr(1), goodConnect(1)))
+	acc, err := session.ParseAccept(handshake(t, s, r, 0, addr(1), goodConnect(1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,8 +197,8 @@ func TestTimeoutAndDisconnect(t *testing.T) {
 	}
 	// Clean disconnect: a reliable disconnect message.
 	s, _, ch, acc := connected(t, Config{})
-	ch.QueueReliable(proto.Disconnect{Reason: proto.ReasonClientLeft}.Append(nil))
-	ch.Send(0, proto.TypeIdle, (proto.ClientHeader{GameID: acc.GameID}).Append(nil), func(p []byte) {
+	ch.QueueReliable(session.Disconnect{Reason: session.ReasonClientLeft}.Append(nil))
+	ch.Send(0, session.TypeIdle, (session.ClientHeader{GameID: acc.GameID}).Append(nil), func(p []byte) {
 		s.HandlePacket(10*time.Millisecond, addr(1), p)
 	})
 	if s.NumClients() != 0 {
@@ -214,7 +214,7 @@ func TestWrongGameGetsLoadGame(t *testing.T) {
 	now := time.Duration(0)
 	for i := range 30 {
 		now = time.Duration(i) * 17 * time.Millisecond
-		ch.Send(now, proto.TypeCommands, cmdMsg(acc.GameID+1, 0, game.Frame(i+1)), func(p []byte) { s.HandlePacket(now, addr(1), p) })
+		ch.Send(now, session.TypeCommands, cmdMsg(acc.GameID+1, 0, game.Frame(i+1)), func(p []byte) { s.HandlePacket(now, addr(1), p) })
 		s.Advance(now)
 		for _, o := range r.take() {
 			ch.Receive(now, o.pkt, &got)
@@ -222,7 +222,7 @@ func TestWrongGameGetsLoadGame(t *testing.T) {
 	}
 	loads := 0
 	for _, typ := range got.typs {
-		if typ == proto.TypeLoadGame {
+		if typ == session.TypeLoadGame {
 			loads++
 		} else {
 			t.Fatalf("message type %d sent to a client in the wrong game", typ)
@@ -234,24 +234,24 @@ func TestWrongGameGetsLoadGame(t *testing.T) {
 	got.typs = nil
 	for i := 30; i < 40; i++ {
 		now = time.Duration(i) * 17 * time.Millisecond
-		ch.Send(now, proto.TypeCommands, cmdMsg(acc.GameID, 0, s.Frame()+2), func(p []byte) { s.HandlePacket(now, addr(1), p) })
+		ch.Send(now, session.TypeCommands, cmdMsg(acc.GameID, 0, s.Frame()+2), func(p []byte) { s.HandlePacket(now, addr(1), p) })
 		s.Advance(now)
 		for _, o := range r.take() {
 			ch.Receive(now, o.pkt, &got)
 		}
 	}
-	if len(got.typs) == 0 || got.typs[len(got.typs)-1] != proto.TypeSnapshot {
+	if len(got.typs) == 0 || got.typs[len(got.typs)-1] != session.TypeSnapshot {
 		t.Fatalf("no snapshots after answering with the right game: %v", got.typs)
 	}
 }
 
 func FuzzHandlePacket(f *testing.F) {
-	f.Add(oob(proto.GetChallenge{Nonce: 1}.Append(nil)))
+	f.Add(oob(session.GetChallenge{Nonce: 1}.Append(nil)))
 	f.Add(oob(goodConnect(1).Append(nil)))
 	f.Add([]byte{0, 1, 0, 0, 1, 0, 0, 0})
 	s0, _, ch, acc := connected(f, Config{})
 	_ = s0
-	ch.Send(0, proto.TypeCommands, cmdMsg(acc.GameID, 3, 5), func(p []byte) { f.Add(bytes.Clone(p)) })
+	ch.Send(0, session.TypeCommands, cmdMsg(acc.GameID, 3, 5), func(p []byte) { f.Add(bytes.Clone(p)) })
 	f.Fuzz(func(t *testing.T, pkt []byte) {
 		s, r, _, acc2 := connected(t, Config{})
 		if acc2.ConnID != acc.ConnID {
@@ -300,7 +300,7 @@ func TestOnConnectionless(t *testing.T) {
 	}
 	// The handshake still works and never reaches the hook.
 	got = nil
-	if _, err := proto.ParseAccept(handshake(t, s, r, 5*time.Millisecond, addr(8), goodConnect(1))); err != nil {
+	if _, err := session.ParseAccept(handshake(t, s, r, 5*time.Millisecond, addr(8), goodConnect(1))); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 0 {
@@ -316,22 +316,22 @@ func TestOnConnectionless(t *testing.T) {
 
 // Acceptance: no handshake reply is larger than the request it answers, so
 // the server cannot amplify a spoofed sender's traffic (the padding rule of
-// proto.GetChallengeLen and proto.ConnectLen). Every handshake kind is sent
+// session.GetChallengeLen and session.ConnectLen). Every handshake kind is sent
 // at every length from 1 byte to one past ConnectLen (truncated prefixes of
 // real requests, or the kind byte and zeros), and the handshakes that end
 // in a challenge, an accept, a repeated accept and each refusal are run on
 // an insecure and a secure server.
 //
-// Guards against (tried): proto.ParseGetChallenge accepting an unpadded
+// Guards against (tried): session.ParseGetChallenge accepting an unpadded
 // 11-byte getchallenge (len(p) < 11 instead of len(p) != GetChallengeLen)
 // makes this test fail (a 15-byte request, prefix included, gets a 29-byte
-// challenge); so does proto.ParseConnect accepting an unpadded connect
+// challenge); so does session.ParseConnect accepting an unpadded connect
 // (len(p) < 10 instead of len(p) != ConnectLen: accepts larger than the
 // short requests).
 func TestNoReplyLargerThanRequest(t *testing.T) {
 	key := token.Key{1: 1}
 	srvAddr := netip.MustParseAddrPort("192.0.2.200:27960")
-	replies := map[proto.Kind]int{}
+	replies := map[session.Kind]int{}
 	// send hands payload to s from `from` and checks every answer.
 	send := func(t *testing.T, s *Server, r *rec, now time.Duration, from netip.AddrPort, payload []byte) []byte {
 		t.Helper()
@@ -342,10 +342,10 @@ func TestNoReplyLargerThanRequest(t *testing.T) {
 			if !netchan.IsConnectionless(o.pkt) {
 				continue // a connected client's channel traffic
 			}
-			k, _ := proto.ConnectionlessKind(o.pkt[4:])
+			k, _ := session.ConnectionlessKind(o.pkt[4:])
 			replies[k]++
 			if len(o.pkt) > len(req) {
-				kin, _ := proto.ConnectionlessKind(payload)
+				kin, _ := session.ConnectionlessKind(payload)
 				t.Errorf("a %d-byte request of kind %d got a %d-byte reply of kind %d", len(req), kin, len(o.pkt), k)
 			}
 			last = o.pkt[4:]
@@ -359,8 +359,8 @@ func TestNoReplyLargerThanRequest(t *testing.T) {
 				cfg.TokenKey, cfg.ProtocolID = &key, 7
 			}
 			s, r := newTest(t, cfg)
-			cookie := func(from netip.AddrPort) proto.Cookie {
-				ch, err := proto.ParseChallenge(send(t, s, r, 0, from, proto.GetChallenge{Nonce: 1}.Append(nil)))
+			cookie := func(from netip.AddrPort) session.Cookie {
+				ch, err := session.ParseChallenge(send(t, s, r, 0, from, session.GetChallenge{Nonce: 1}.Append(nil)))
 				if err != nil {
 					t.Fatalf("challenge: %v", err)
 				}
@@ -368,7 +368,7 @@ func TestNoReplyLargerThanRequest(t *testing.T) {
 			}
 			// connect fills in a connect for from: cookie, password, a
 			// token on the secure server, and a name of nameLen bytes.
-			connect := func(from netip.AddrPort, m proto.Connect, nameLen int) proto.Connect {
+			connect := func(from netip.AddrPort, m session.Connect, nameLen int) session.Connect {
 				m.Cookie, m.Password = cookie(from), "pw"
 				if secure {
 					tok, err := token.Issue(key, token.Params{ProtocolID: 7, Servers: []netip.AddrPort{srvAddr},
@@ -385,16 +385,16 @@ func TestNoReplyLargerThanRequest(t *testing.T) {
 			// connect with the shortest fields, whose accept would be
 			// larger than an unpadded request), or the kind byte and zeros.
 			probe := addr(60)
-			templates := map[proto.Kind][]byte{
-				proto.KindGetChallenge: proto.GetChallenge{Nonce: 2}.Append(nil),
-				proto.KindConnect:      connect(probe, goodConnect(3), 0).Append(nil),
+			templates := map[session.Kind][]byte{
+				session.KindGetChallenge: session.GetChallenge{Nonce: 2}.Append(nil),
+				session.KindConnect:      connect(probe, goodConnect(3), 0).Append(nil),
 			}
-			for k := proto.Kind(0); k <= proto.MaxHandshakeKind; k++ {
+			for k := session.Kind(0); k <= session.MaxHandshakeKind; k++ {
 				tpl := templates[k]
 				if tpl == nil {
 					tpl = []byte{byte(k)}
 				}
-				for n := 1; n <= proto.ConnectLen+1; n++ {
+				for n := 1; n <= session.ConnectLen+1; n++ {
 					p := make([]byte, n)
 					copy(p, tpl)
 					send(t, s, r, 0, probe, p)
@@ -412,13 +412,13 @@ func TestNoReplyLargerThanRequest(t *testing.T) {
 			if err := anyAccept(send(t, s, r, 0, from, good.Append(nil))); err != nil {
 				t.Fatalf("repeated accept: %v", err)
 			}
-			bad := []func(*proto.Connect){
-				func(m *proto.Connect) { m.Version++ },
-				func(m *proto.Connect) { m.RegistryHash++ },
-				func(m *proto.Connect) { m.Password = "no" },
-				func(m *proto.Connect) { m.Cookie[0]++ },
-				func(m *proto.Connect) { m.Token = bytes.Repeat([]byte{1}, 200) },
-				func(m *proto.Connect) { m.Token = nil },
+			bad := []func(*session.Connect){
+				func(m *session.Connect) { m.Version++ },
+				func(m *session.Connect) { m.RegistryHash++ },
+				func(m *session.Connect) { m.Password = "no" },
+				func(m *session.Connect) { m.Cookie[0]++ },
+				func(m *session.Connect) { m.Token = bytes.Repeat([]byte{1}, 200) },
+				func(m *session.Connect) { m.Token = nil },
 			}
 			for i, mod := range bad {
 				m := connect(addr(70+i), goodConnect(uint64(20+i)), 255)
@@ -433,7 +433,7 @@ func TestNoReplyLargerThanRequest(t *testing.T) {
 		})
 	}
 	// The test shows something only if every kind of answer was checked.
-	for _, k := range []proto.Kind{proto.KindChallenge, proto.KindAccept, proto.KindRefuse} {
+	for _, k := range []session.Kind{session.KindChallenge, session.KindAccept, session.KindRefuse} {
 		if replies[k] < 2 {
 			t.Errorf("%d replies of kind %d checked", replies[k], k)
 		}

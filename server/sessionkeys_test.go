@@ -8,17 +8,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snapwire/snapwire/proto"
+	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/token"
 )
 
 // anyAccept checks that b is an accept: plain (insecure server) or sealed
 // (secure server; its seal is checked by the client's tests).
 func anyAccept(b []byte) error {
-	if _, ok := proto.SealedAcceptNonce(b); ok {
+	if _, ok := session.SealedAcceptNonce(b); ok {
 		return nil
 	}
-	_, err := proto.ParseAccept(b)
+	_, err := session.ParseAccept(b)
 	return err
 }
 
@@ -82,8 +82,8 @@ func TestSessionKeysNeverShared(t *testing.T) {
 			if s.NumClients() != 0 {
 				record("server 0, replayed connect", s, addr(1))
 			}
-			ref, err := proto.OpenSealedRefuse(ans, &shared.ServerToClientKey)
-			if err != nil || ref.Reason != proto.ReasonTokenReused {
+			ref, err := session.OpenSealedRefuse(ans, &shared.ServerToClientKey)
+			if err != nil || ref.Reason != session.ReasonTokenReused {
 				t.Errorf("replayed connect after the session ended: %x %v, want a refusal (token already used)", ans, err)
 			}
 			for j := range 20 {

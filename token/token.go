@@ -77,7 +77,7 @@ const (
 )
 
 // Errors. A server refuses a connect with the reason matching the error
-// (package proto).
+// (package session).
 var (
 	ErrMalformed     = errors.New("token: malformed token")
 	ErrExpired       = errors.New("token: expired")

@@ -15,8 +15,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/snapwire/snapwire/internal/play"
-	"github.com/snapwire/snapwire/internal/play/window"
+	"github.com/snapwire/snapwire/cmd/internal/play"
+	"github.com/snapwire/snapwire/cmd/internal/play/window"
 )
 
 func main() {

@@ -20,8 +20,8 @@ import (
 	"syscall/js"
 	"time"
 
-	"github.com/snapwire/snapwire/internal/play"
-	"github.com/snapwire/snapwire/internal/play/window"
+	"github.com/snapwire/snapwire/cmd/internal/play"
+	"github.com/snapwire/snapwire/cmd/internal/play/window"
 )
 
 func main() {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snapwire/snapwire/q3/master"
+	"github.com/snapwire/snapwire/internal/q3/master"
 	"github.com/snapwire/snapwire/token"
 )
 

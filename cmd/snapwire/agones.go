@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/agones"
-	"github.com/snapwire/snapwire/examples/arena"
+	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/server"
 )
 
@@ -55,7 +55,7 @@ func startAgones(ctx context.Context, o serveOptions, r *server.Runner, logger *
 			if !ok {
 				return
 			}
-			if _, err := arena.ParseConfig(settings); err != nil {
+			if _, err := refgame.ParseConfig(settings); err != nil {
 				logger.Warn("agones: allocation label", "label", mapLabel, "value", settings, "err", err)
 				return
 			}

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/snapwire/snapwire/internal/bench"
-	"github.com/snapwire/snapwire/internal/models"
+	"github.com/snapwire/snapwire/internal/netmodels"
 )
 
 func init() {
@@ -29,18 +29,18 @@ type benchSuite struct {
 var realBench = benchSuite{
 	run: bench.Run,
 	models: func(quick, quiet bool) (string, error) {
-		mo := models.Full()
+		mo := netmodels.Full()
 		if quick {
-			mo = models.Quick()
+			mo = netmodels.Quick()
 		}
 		if !quiet {
 			fmt.Fprintln(os.Stderr, "network models (snapwire models) ...")
 		}
-		mres, err := models.RunAll(mo)
+		mres, err := netmodels.RunAll(mo)
 		if err != nil {
 			return "", fmt.Errorf("models: %w", err)
 		}
-		return models.Markdown(mres), nil
+		return netmodels.Markdown(mres), nil
 	},
 }
 

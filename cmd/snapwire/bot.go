@@ -1,6 +1,6 @@
 package main
 
-// "snapwire bot": one arena bot (examples/arena) as a predicting client over
+// "snapwire bot": one arena bot (internal/refgame) as a predicting client over
 // real UDP through client.Dial's real-time Runner. It prints a status line
 // periodically and a summary at the end (JSON with --json).
 
@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/client"
-	"github.com/snapwire/snapwire/examples/arena"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/snapshot"
+	"github.com/snapwire/snapwire/internal/refgame"
+	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/token"
 )
 
@@ -37,7 +37,7 @@ type botOptions struct {
 	seed     uint64
 	duration time.Duration
 	status   time.Duration
-	mode     arena.BotMode
+	mode     refgame.BotMode
 	json     bool
 	token    string
 	keyFile  string
@@ -65,9 +65,9 @@ func parseBotFlags(args []string) (botOptions, error) {
 	}
 	switch *mode {
 	case "deathmatch":
-		o.mode = arena.BotDeathmatch
+		o.mode = refgame.BotDeathmatch
 	case "nevertouch":
-		o.mode = arena.BotNeverTouch
+		o.mode = refgame.BotNeverTouch
 	default:
 		return o, fmt.Errorf("--mode %q: want deathmatch or nevertouch", *mode)
 	}
@@ -141,10 +141,10 @@ type moveWatch struct {
 
 func newMoveWatch() *moveWatch { return new(moveWatch) }
 
-func (m *moveWatch) snapshot(w *arena.World, me game.EntityNum, sn *snapshot.Snapshot) {
+func (m *moveWatch) snapshot(w *refgame.World, me game.EntityNum, sn *snapshot.Snapshot) {
 	for n := range sn.PVS.All() {
 		e, typ := w.Entity(n)
-		if typ != arena.TypePlayer || n == me {
+		if typ != refgame.TypePlayer || n == me {
 			continue
 		}
 		x, y, _ := e.(client.Positioner).Position()
@@ -182,8 +182,8 @@ func runBot(args []string, stdout io.Writer) error {
 // playBot plays until o.duration has passed or ctx is cancelled, then
 // disconnects cleanly and prints the summary.
 func playBot(ctx context.Context, o botOptions, stdout io.Writer) error {
-	w := arena.NewGame()
-	ai := arena.NewBot(o.seed, 0, o.mode)
+	w := refgame.NewGame()
+	ai := refgame.NewBot(o.seed, 0, o.mode)
 	// cl is set and read only on the Runner's goroutine (in Do and in the
 	// input callback), which owns the client.
 	var cl *client.Client

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snapwire/snapwire/examples/arena"
 	"github.com/snapwire/snapwire/internal/acceptance"
+	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/server"
 )
 
@@ -26,7 +26,7 @@ func TestBotSummaryAfterKick(t *testing.T) {
 	acceptance.Require(t, "bot-kicked")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	srv, err := server.Listen("127.0.0.1:0", server.Config{ProtocolID: arenaProtocolID}, arena.NewGame(), arena.Config{}.String())
+	srv, err := server.Listen("127.0.0.1:0", server.Config{ProtocolID: arenaProtocolID}, refgame.NewGame(), refgame.Config{}.String())
 	if err != nil {
 		t.Fatal(err)
 	}

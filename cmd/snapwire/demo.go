@@ -2,7 +2,7 @@ package main
 
 // "snapwire demo": one server and N arena bot clients over a simulated
 // network (package netsim), in virtual time, in one process; the harness
-// and the measurements live in internal/demo. Output: one progress line per
+// and the measurements live in internal/matchsim. Output: one progress line per
 // virtual second and a summary table, or one JSON object (--json); --report
 // writes a self-contained HTML page of plots.
 
@@ -15,7 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/snapwire/snapwire/internal/demo"
+	"github.com/snapwire/snapwire/internal/matchsim"
 )
 
 func init() {
@@ -26,8 +26,8 @@ func init() {
 	})
 }
 
-func parseDemoFlags(args []string) (demo.Options, bool, string, error) {
-	opt := demo.DefaultOptions()
+func parseDemoFlags(args []string) (matchsim.Options, bool, string, error) {
+	opt := matchsim.DefaultOptions()
 	fs := newFlagSet("demo")
 	fs.IntVar(&opt.Clients, "clients", opt.Clients, "number of bot clients (1..64)")
 	fs.DurationVar(&opt.Latency, "latency", opt.Latency, "round trip time (half of it each way)")
@@ -56,7 +56,7 @@ func parseDemoFlags(args []string) (demo.Options, bool, string, error) {
 	if !warmupSet {
 		opt.Warmup = min(opt.Warmup, opt.Duration/4)
 	}
-	m, err := demo.ParseMode(*mode)
+	m, err := matchsim.ParseMode(*mode)
 	if err != nil {
 		return opt, false, "", err
 	}
@@ -82,9 +82,9 @@ func runDemo(args []string, stdout io.Writer) error {
 		fmt.Fprintln(demoStatus, startLine(opt))
 	} else {
 		fmt.Fprintln(stdout, startLine(opt))
-		opt.Progress = func(s demo.Second) { fmt.Fprintln(stdout, progressLine(s)) }
+		opt.Progress = func(s matchsim.Second) { fmt.Fprintln(stdout, progressLine(s)) }
 	}
-	res, err := demo.Run(opt)
+	res, err := matchsim.Run(opt)
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func runDemo(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := demo.WriteHTML(f, res); err != nil {
+		if err := matchsim.WriteHTML(f, res); err != nil {
 			f.Close()
 			return err
 		}
@@ -123,13 +123,13 @@ var demoStatus io.Writer = os.Stderr
 // startLine is the line printed before the run, for example "snapwire demo:
 // playing 20 s of virtual time: 8 clients, 80 ms round trip, ±10 ms jitter,
 // 2% loss per direction, seed 1".
-func startLine(opt demo.Options) string {
+func startLine(opt matchsim.Options) string {
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 	return fmt.Sprintf("snapwire demo: playing %g s of virtual time: %d clients, %g ms round trip, ±%g ms jitter, %g%% loss per direction, seed %d",
 		opt.Duration.Seconds(), opt.Clients, ms(opt.Latency), ms(opt.Jitter), 100*opt.Loss, opt.Seed)
 }
 
-func progressLine(s demo.Second) string {
+func progressLine(s matchsim.Second) string {
 	var down float64
 	for _, k := range s.KbpsDown {
 		down += k
@@ -142,7 +142,7 @@ func progressLine(s demo.Second) string {
 		s.LeadMeanMS, s.Duplicated, s.PacketsLost)
 }
 
-func printDemoSummary(w io.Writer, r *demo.Result) {
+func printDemoSummary(w io.Writer, r *matchsim.Result) {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "client\tnum\tstate\tkbit/s down\tup\tsnapshots\tlost\tpred self\tothers\tlead ms\tdup\tbase chk/bad\tstate chk/bad\t")

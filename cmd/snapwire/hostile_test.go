@@ -38,13 +38,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snapwire/snapwire/bitmsg"
-	"github.com/snapwire/snapwire/examples/arena"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/acceptance"
-	"github.com/snapwire/snapwire/netchan"
-	"github.com/snapwire/snapwire/proto"
-	"github.com/snapwire/snapwire/snapshot"
+	"github.com/snapwire/snapwire/internal/bitmsg"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/refgame"
+	"github.com/snapwire/snapwire/internal/session"
+	"github.com/snapwire/snapwire/internal/snapshot"
 )
 
 // hostileRSSBound is the stated bound on a client's peak resident memory
@@ -58,7 +58,7 @@ type hostileServer struct {
 	t         *testing.T
 	conn      *net.UDPConn
 	settings  string
-	world     *arena.World
+	world     *refgame.World
 	mapBase   *snapshot.CommonBase
 	gameID    game.GameID
 	ch        *netchan.Channel
@@ -82,11 +82,11 @@ func newHostileServer(t *testing.T) *hostileServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	m, err := arena.NewMap(arena.Config{MaxPlayers: 16})
+	m, err := refgame.NewMap(refgame.Config{MaxPlayers: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &hostileServer{t: t, conn: conn, settings: m.Config().String(), world: arena.NewGame(),
+	h := &hostileServer{t: t, conn: conn, settings: m.Config().String(), world: refgame.NewGame(),
 		gameID: 0x5eed, buf: make([]byte, 1<<16), start: time.Now()}
 	if err := h.world.Load(h.settings); err != nil {
 		t.Fatal(err)
@@ -120,14 +120,14 @@ func (h *hostileServer) send(p []byte) {
 func (h *hostileServer) Reliable([]byte) {}
 
 func (h *hostileServer) Unreliable(typ netchan.MessageType, msg []byte) {
-	hdr, _, err := proto.ParseClientHeader(msg)
+	hdr, _, err := session.ParseClientHeader(msg)
 	if err != nil || hdr.GameID != h.gameID || hdr.Ack == 0 {
 		return
 	}
 	if m, ok := h.enc.Ack(hdr.Ack); ok {
 		h.acks++
-		var b [proto.MaxApplyLen]byte
-		h.ch.QueueReliable(proto.Apply{Seq: m.Seq}.Append(b[:0], h.lastApply))
+		var b [session.MaxApplyLen]byte
+		h.ch.QueueReliable(session.Apply{Seq: m.Seq}.Append(b[:0], h.lastApply))
 		h.lastApply = m.Seq
 	}
 }
@@ -148,24 +148,24 @@ func (h *hostileServer) poll(d time.Duration) {
 			}
 			continue
 		}
-		kind, _ := proto.ConnectionlessKind(p[4:])
+		kind, _ := session.ConnectionlessKind(p[4:])
 		switch kind {
-		case proto.KindGetChallenge:
-			m, err := proto.ParseGetChallenge(p[4:])
+		case session.KindGetChallenge:
+			m, err := session.ParseGetChallenge(p[4:])
 			if err == nil {
-				var c proto.Cookie
+				var c session.Cookie
 				rand.Read(c[:])
 				h.client = from
-				h.send(netchan.AppendConnectionless(nil, proto.Challenge{Nonce: m.Nonce, Cookie: c}.Append(nil)))
+				h.send(netchan.AppendConnectionless(nil, session.Challenge{Nonce: m.Nonce, Cookie: c}.Append(nil)))
 			}
-		case proto.KindConnect:
-			m, err := proto.ParseConnect(p[4:])
+		case session.KindConnect:
+			m, err := session.ParseConnect(p[4:])
 			if err == nil && h.ch == nil {
 				h.client = from
 				h.ch = netchan.New(netchan.Config{}, 0x1234)
 				h.enc = snapshot.NewEncoder(h.world.Registry())
 				h.enc.Base().CopyFrom(h.mapBase)
-				h.send(netchan.AppendConnectionless(nil, proto.Accept{Nonce: m.Nonce, ConnID: 0x1234, Client: 0,
+				h.send(netchan.AppendConnectionless(nil, session.Accept{Nonce: m.Nonce, ConnID: 0x1234, Client: 0,
 					GameID: h.gameID, FrameDur: uint32(hostileFrameDur / time.Microsecond), Settings: h.settings}.Append(nil)))
 			}
 		}
@@ -195,7 +195,7 @@ func (h *hostileServer) snapshot(f game.Frame) {
 	if _, err := h.enc.Build(&h.w, &in); err != nil {
 		h.t.Fatalf("snapshot: %v", err)
 	}
-	h.ch.Send(h.now(), proto.TypeSnapshot, h.w.Bytes(), h.send)
+	h.ch.Send(h.now(), session.TypeSnapshot, h.w.Bytes(), h.send)
 	h.snaps++
 }
 
@@ -368,7 +368,7 @@ func TestHostileServerProcess(t *testing.T) {
 			h.play(500*time.Millisecond, nil)
 			for range 25 {
 				h.gameID++
-				h.ch.Send(h.now(), proto.TypeLoadGame, proto.AppendLoadGame(nil, h.gameID, h.settings), h.send)
+				h.ch.Send(h.now(), session.TypeLoadGame, session.AppendLoadGame(nil, h.gameID, h.settings), h.send)
 				h.packets++
 				h.poll(20 * time.Millisecond)
 			}
@@ -394,7 +394,7 @@ func TestHostileServerProcess(t *testing.T) {
 					rand.Read(pkt)
 					if h.packets%16 != 15 {
 						pkt[0] = 1 << 1 // F: fragment
-						pkt[1] = byte(proto.TypeSnapshot)
+						pkt[1] = byte(session.TypeSnapshot)
 						binary.LittleEndian.PutUint16(pkt[2:], 0x1234)
 						binary.LittleEndian.PutUint16(pkt[4:], seq)
 						binary.LittleEndian.PutUint16(pkt[6:], 0)

@@ -16,9 +16,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/snapwire/snapwire/examples/arena"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/netaddr"
+	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/lockstep"
 )
 
@@ -105,11 +105,11 @@ func runLockstep(args []string, stdout io.Writer) error {
 			return fmt.Errorf("--relay: %w", err)
 		}
 	}
-	mp, err := arena.NewMap(arena.Config{MaxPlayers: 16})
+	mp, err := refgame.NewMap(refgame.Config{MaxPlayers: 16})
 	if err != nil {
 		return err
 	}
-	world := arena.NewGame()
+	world := refgame.NewGame()
 	if err := world.Load(mp.Config().String()); err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func runLockstep(args []string, stdout io.Writer) error {
 	for i, a := range addrs {
 		index[a] = i
 	}
-	bot := arena.NewBot(*seed, game.ClientNum(*me), arena.BotDeathmatch)
+	bot := refgame.NewBot(*seed, game.ClientNum(*me), refgame.BotDeathmatch)
 	if relayAddr.IsValid() {
 		index[relayAddr] = len(addrs) // the server's packets
 	}

@@ -20,9 +20,9 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/internal/netaddr"
-	"github.com/snapwire/snapwire/proto"
-	"github.com/snapwire/snapwire/q3/master"
-	"github.com/snapwire/snapwire/q3/oob"
+	"github.com/snapwire/snapwire/internal/q3/master"
+	"github.com/snapwire/snapwire/internal/q3/oob"
+	"github.com/snapwire/snapwire/internal/session"
 )
 
 func init() {
@@ -124,7 +124,7 @@ type serverRow struct {
 func runServers(args []string, stdout io.Writer) error {
 	fs := newFlagSet("servers")
 	masterAddr := fs.String("master", "127.0.0.1:27950", "master server address")
-	protocols := fs.String("protocol", fmt.Sprintf("%d,68,71", proto.Version), fmt.Sprintf("comma-separated protocols to ask for (%d: snapwire, 68/71: Quake 3 / ioq3)", proto.Version))
+	protocols := fs.String("protocol", fmt.Sprintf("%d,68,71", session.Version), fmt.Sprintf("comma-separated protocols to ask for (%d: snapwire, 68/71: Quake 3 / ioq3)", session.Version))
 	timeout := fs.Duration("timeout", 2*time.Second, "how long to wait for the master and for each server")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -13,8 +13,8 @@ import (
 
 	"github.com/snapwire/snapwire/internal/acceptance"
 	"github.com/snapwire/snapwire/internal/oaserver"
-	"github.com/snapwire/snapwire/proto"
-	"github.com/snapwire/snapwire/q3/master"
+	"github.com/snapwire/snapwire/internal/q3/master"
+	"github.com/snapwire/snapwire/internal/session"
 )
 
 // masterList asks the master for protocol p's servers (empty and full).
@@ -99,13 +99,13 @@ func TestMasterLive(t *testing.T) {
 	}
 	var ours, theirs []netip.AddrPort
 	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(1500 * time.Millisecond) {
-		ours, theirs = masterList(t, mAP, strconv.Itoa(int(proto.Version))), masterList(t, mAP, "71")
+		ours, theirs = masterList(t, mAP, strconv.Itoa(int(session.Version))), masterList(t, mAP, "71")
 		if len(ours) >= 8 && len(theirs) >= 1 {
 			break
 		}
 	}
 	if len(ours) != 8 || len(theirs) != 1 || theirs[0] != oa.Addr {
-		t.Fatalf("master lists %v (protocol %d) and %v (protocol 71); want 8 serves and %v", ours, proto.Version, theirs, oa.Addr)
+		t.Fatalf("master lists %v (protocol %d) and %v (protocol 71); want 8 serves and %v", ours, session.Version, theirs, oa.Addr)
 	}
 	for _, a := range ours {
 		if a.Addr() != netip.MustParseAddr("127.0.0.1") {
@@ -119,7 +119,7 @@ func TestMasterLive(t *testing.T) {
 		proto string
 		n     int
 		name  string
-	}{{strconv.Itoa(int(proto.Version)), 8, "swa"}, {"71", 1, "oa-listed"}} {
+	}{{strconv.Itoa(int(session.Version)), 8, "swa"}, {"71", 1, "oa-listed"}} {
 		out, err := exec.CommandContext(ctx, quakestat, "-q3m,"+c.proto, maddr).CombinedOutput()
 		if err != nil || !strings.Contains(string(out), "Q3M "+maddr) || strings.Count(string(out), "\nQ3S ") != c.n || !strings.Contains(string(out), c.name) {
 			t.Errorf("quakestat -q3m,%s: %v\n%s", c.proto, err, out)

@@ -5,7 +5,7 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/snapwire/snapwire/q3/master"
+	"github.com/snapwire/snapwire/internal/q3/master"
 )
 
 // masterCookie asks the master at ap for a getservers cookie and returns

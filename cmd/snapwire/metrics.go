@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/snapwire/snapwire/servermetrics"
+	"github.com/snapwire/snapwire/cmd/internal/servermetrics"
 )
 
 // serveMetrics serves /metrics (the server's metrics and the Go runtime's

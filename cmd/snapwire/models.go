@@ -1,7 +1,7 @@
 package main
 
 // "snapwire models": the same arena match under lockstep, packet server,
-// Quake 3 and DOOM III models, side by side (package internal/models).
+// Quake 3 and DOOM III models, side by side (package internal/netmodels).
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 	"os"
 	"text/tabwriter"
 
-	"github.com/snapwire/snapwire/internal/models"
+	"github.com/snapwire/snapwire/internal/netmodels"
 )
 
 func init() {
@@ -26,7 +26,7 @@ func runModels(args []string, stdout io.Writer) error {
 	quick := fs.Bool("quick", false, "2 and 8 players at 50 and 200 ms, 8 s matches (well under a minute)")
 	asJSON := fs.Bool("json", false, "print the rows as a JSON list (client-server rows twice: lag_compensation false and true)")
 	all := fs.Bool("json-all", false, "print the rows, claims and §8 figures as one JSON object")
-	md := fs.Bool("markdown", false, "print the BENCHMARKS.md section (models.Markdown)")
+	md := fs.Bool("markdown", false, "print the BENCHMARKS.md section (netmodels.Markdown)")
 	report := fs.String("report", "", "also write an HTML report with plots to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -34,11 +34,11 @@ func runModels(args []string, stdout io.Writer) error {
 	if fs.NArg() > 0 {
 		return errUsage
 	}
-	o := models.Full()
+	o := netmodels.Full()
 	if *quick {
-		o = models.Quick()
+		o = netmodels.Quick()
 	}
-	res, err := models.RunAll(o)
+	res, err := netmodels.RunAll(o)
 	if err != nil {
 		return err
 	}
@@ -48,7 +48,7 @@ func runModels(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := models.WriteHTML(f, res); err != nil {
+		if err := netmodels.WriteHTML(f, res); err != nil {
 			f.Close()
 			return err
 		}
@@ -62,10 +62,10 @@ func runModels(args []string, stdout io.Writer) error {
 		if *all {
 			return enc.Encode(res)
 		}
-		return enc.Encode(models.JSONRows(rows))
+		return enc.Encode(netmodels.JSONRows(rows))
 	}
 	if *md {
-		_, err := io.WriteString(stdout, models.Markdown(res))
+		_, err := io.WriteString(stdout, netmodels.Markdown(res))
 		return err
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)

@@ -19,7 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/snapwire/snapwire/internal/play"
+	"github.com/snapwire/snapwire/cmd/internal/play"
 )
 
 func init() {

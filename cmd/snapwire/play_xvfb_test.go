@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snapwire/snapwire/examples/arena"
+	"github.com/snapwire/snapwire/cmd/internal/play"
 	"github.com/snapwire/snapwire/internal/acceptance"
-	"github.com/snapwire/snapwire/internal/play"
+	"github.com/snapwire/snapwire/internal/refgame"
 )
 
 // a real window under Xvfb (Mesa's software renderer),
@@ -142,14 +142,14 @@ func checkScreenshot(t *testing.T, path string) {
 	if b.Dx() != play.ScreenW || b.Dy() != play.ScreenH {
 		t.Fatalf("screenshot is %v, want %dx%d", b, play.ScreenW, play.ScreenH)
 	}
-	// The map of play's default match (internal/demo: the 3x3 arena
+	// The map of play's default match (internal/matchsim: the 3x3 arena
 	// seeded 1, 16 slots).
-	w, err := arena.NewWorld(arena.Config{Seed: 1, MaxPlayers: 16})
+	w, err := refgame.NewWorld(refgame.Config{Seed: 1, MaxPlayers: 16})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ox, oy, k := play.MapRect(w.Map, play.ScreenW, play.ScreenH)
-	mapR := image.Rect(int(ox), int(oy), int(ox+float32(w.Map.W*arena.TileSize)*k), int(oy+float32(w.Map.H*arena.TileSize)*k))
+	mapR := image.Rect(int(ox), int(oy), int(ox+float32(w.Map.W*refgame.TileSize)*k), int(oy+float32(w.Map.H*refgame.TileSize)*k))
 	gx, gy, gw, gh := play.GraphRect(play.ScreenW, play.ScreenH)
 	graphR := image.Rect(gx, gy, gx+gw, gy+gh)
 	stripR := image.Rect(gx, gy, gx+play.GraphStripW, gy+gh)
@@ -183,7 +183,7 @@ func checkScreenshot(t *testing.T, path string) {
 		t.Error("the arena is not drawn")
 	}
 	// The player is a disc of radius PlayerRadius*k: about 100 pixels.
-	r := float64(arena.PlayerRadius * k)
+	r := float64(refgame.PlayerRadius * k)
 	if want := int(3.14 * r * r / 2); m[play.ColorSelf] < want {
 		t.Errorf("the player: %d pixels, want at least %d", m[play.ColorSelf], want)
 	}

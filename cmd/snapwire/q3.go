@@ -13,7 +13,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/snapwire/snapwire/q3/capture"
+	"github.com/snapwire/snapwire/internal/q3/capture"
 )
 
 // q3Commands are the subcommands of "snapwire q3"; each registers itself.

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/internal/netaddr"
-	"github.com/snapwire/snapwire/q3/client"
+	"github.com/snapwire/snapwire/internal/q3/client"
 )
 
 func init() {

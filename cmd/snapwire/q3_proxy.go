@@ -13,7 +13,7 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/snapwire/snapwire/q3/proxy"
+	"github.com/snapwire/snapwire/internal/q3/proxy"
 )
 
 func init() {

@@ -11,7 +11,7 @@ import (
 // TestQ3DumpShared runs `snapwire q3 dump --json` on the shared captures
 // and demos and checks the acceptance figures of the fixture README.
 func TestQ3DumpShared(t *testing.T) {
-	dir := "../../q3/testdata/"
+	dir := "../../internal/q3/testdata/"
 	files := []string{"session-68.pcap", "session-68.dm_68", "session-71.pcap", "session-71.dm_71", "queries.pcap"}
 	args := []string{"q3", "dump", "--json"}
 	for _, f := range files {
@@ -80,7 +80,7 @@ func TestQ3DumpShared(t *testing.T) {
 
 func TestQ3DumpVerboseAndUsage(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := run([]string{"q3", "dump", "../../q3/testdata/session-71.dm_71", "-v"}, &out, &errOut); code != 0 {
+	if code := run([]string{"q3", "dump", "../../internal/q3/testdata/session-71.dm_71", "-v"}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	for _, want := range []string{"svc_gamestate commandSeq=", "svc_snapshot serverTime=", "svc_EOF", "264 messages", "0 parse errors"} {

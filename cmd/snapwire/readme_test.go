@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snapwire/snapwire/examples/arena"
-	"github.com/snapwire/snapwire/internal/demo"
+	"github.com/snapwire/snapwire/internal/matchsim"
+	"github.com/snapwire/snapwire/internal/refgame"
 )
 
 // readmeFigure is a measured figure README.md quotes: re finds it (in the
@@ -22,7 +22,7 @@ import (
 type readmeFigure struct {
 	name string
 	re   string
-	want func(r *demo.Result) []float64
+	want func(r *matchsim.Result) []float64
 }
 
 // TestREADMEFigures checks every measured figure README.md states against
@@ -55,38 +55,40 @@ func TestREADMEFigures(t *testing.T) {
 	seed := findFigures(t, readme, "The defaults \\(`go run ./cmd/snapwire demo`, seed (\\d+)\\)")
 	compareFigures(t, "default seed", seed, []float64{float64(opt.Seed)})
 
-	res, err := demo.Run(opt)
+	res, err := matchsim.Run(opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pct := func(v float64) float64 { return 100 * v }
 	for _, f := range []readmeFigure{
 		{"bandwidth", `give (\S+) kbit/s per client down \((\S+) in the busiest second\) and (\S+) up`,
-			func(r *demo.Result) []float64 {
+			func(r *matchsim.Result) []float64 {
 				return []float64{r.KbpsPerClientMean, r.KbpsPerClientMax, r.KbpsUpPerClientMean}
 			}},
 		{"sizes", `snapshots of (\S+) B after zrle \((\S+) B before\) in packets of (\S+) B`,
-			func(r *demo.Result) []float64 {
+			func(r *matchsim.Result) []float64 {
 				return []float64{r.SnapshotBytesMean, r.SnapshotBytesRawMean, r.PacketBytesDownMean}
 			}},
 		{"prediction", `own player's prediction error mean (\S+) units \((\S+)% of samples exact\), the other entities' (\S+) \((\S+)% exact\)`,
-			func(r *demo.Result) []float64 {
+			func(r *matchsim.Result) []float64 {
 				return []float64{r.PredErrorSelfMean, pct(r.PredExactShareSelf), r.PredErrorOthersMean, pct(r.PredExactShareOthers)}
 			}},
 		{"commands", `(\d+) duplicated commands of (\d+) frames`,
-			func(r *demo.Result) []float64 { return []float64{float64(r.DuplicatedCmds), float64(r.FramesRun)} }},
+			func(r *matchsim.Result) []float64 { return []float64{float64(r.DuplicatedCmds), float64(r.FramesRun)} }},
 		{"invariants", `(\d+) base mismatches in (\d+) checks and (\d+) state mismatches in (\d+)`,
-			func(r *demo.Result) []float64 {
+			func(r *matchsim.Result) []float64 {
 				return []float64{float64(r.BaseMismatches), float64(r.BaseChecks), float64(r.StateMismatches), float64(r.StateChecks)}
 			}},
 		{"savings", `Saved by bit packing (\S+)%, by delta (\S+)%, by zrle (\S+)%`,
-			func(r *demo.Result) []float64 {
+			func(r *matchsim.Result) []float64 {
 				return []float64{pct(r.SavedByBitpacking), pct(r.SavedByDelta), pct(r.SavedByZRLE)}
 			}},
 		{"bit packing", `whose variables take (\S+)% fewer bits than at 32 bits each`,
-			func(r *demo.Result) []float64 { return []float64{pct(r.SavedByBitpacking)} }},
+			func(r *matchsim.Result) []float64 { return []float64{pct(r.SavedByBitpacking)} }},
 		{"delta against 32 bits", `against 32 bits per variable the delta snapshot is (\S+)% smaller`,
-			func(r *demo.Result) []float64 { return []float64{pct(1 - float64(r.Bits.Delta)/float64(r.Bits.Naive))} }},
+			func(r *matchsim.Result) []float64 {
+				return []float64{pct(1 - float64(r.Bits.Delta)/float64(r.Bits.Naive))}
+			}},
 	} {
 		compareFigures(t, f.name, findFigures(t, readme, f.re), f.want(res))
 	}
@@ -104,7 +106,7 @@ func TestREADMEFigures(t *testing.T) {
 			if err != nil {
 				t.Fatalf("README's aim-error command %q: %v", args, err)
 			}
-			r, err := demo.Run(o)
+			r, err := matchsim.Run(o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,8 +114,8 @@ func TestREADMEFigures(t *testing.T) {
 		}
 	}
 
-	compareFigures(t, "player width", findFigures(t, readme, "a player is (\\d+) wide: `arena.PlayerRadius` (\\d+); a tile is (\\d+)"),
-		[]float64{2 * arena.PlayerRadius, arena.PlayerRadius, arena.TileSize})
+	compareFigures(t, "player width", findFigures(t, readme, "a player is (\\d+) wide: `refgame.PlayerRadius` (\\d+); a tile is (\\d+)"),
+		[]float64{2 * refgame.PlayerRadius, refgame.PlayerRadius, refgame.TileSize})
 
 	// The guide's size: lines of code (not blank, not comment) of the
 	// program and the test that runs it.
@@ -187,14 +189,14 @@ func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " "
 func TestArchitectureImports(t *testing.T) {
 	const module = "github.com/snapwire/snapwire/"
 	for pkg, allowed := range map[string][]string{
-		"bitmsg":          nil,
-		"zrle":            nil,
-		"netsim":          nil,
-		"token":           nil,
-		"internal/udprun": nil,
-		"netchan":         {"zrle"},
-		"snapshot":        {"bitmsg", "game"},
-		"game":            {"bitmsg"},
+		"internal/bitmsg":   nil,
+		"internal/zrle":     nil,
+		"netsim":            nil,
+		"token":             nil,
+		"internal/udprun":   nil,
+		"internal/netchan":  {"internal/zrle"},
+		"internal/snapshot": {"internal/bitmsg", "game"},
+		"game":              {"internal/bitmsg"},
 	} {
 		files, err := filepath.Glob(filepath.Join("..", "..", pkg, "*.go"))
 		if err != nil || len(files) == 0 {

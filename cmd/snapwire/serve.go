@@ -1,6 +1,6 @@
 package main
 
-// "snapwire serve": the arena server (examples/arena) over real UDP through
+// "snapwire serve": the arena server (internal/refgame) over real UDP through
 // server.Listen's real-time Runner. It logs joins and leaves, prints a
 // status line every few seconds and shuts down cleanly on SIGINT/SIGTERM
 // (every client gets a reliable disconnect message).
@@ -23,12 +23,12 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/agones"
-	"github.com/snapwire/snapwire/examples/arena"
 	"github.com/snapwire/snapwire/internal/netaddr"
-	"github.com/snapwire/snapwire/netchan"
-	"github.com/snapwire/snapwire/proto"
-	"github.com/snapwire/snapwire/q3/oob"
-	"github.com/snapwire/snapwire/q3/query"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/q3/oob"
+	"github.com/snapwire/snapwire/internal/q3/query"
+	"github.com/snapwire/snapwire/internal/refgame"
+	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/server"
 )
 
@@ -154,16 +154,16 @@ func parseServeFlags(args []string) (serveOptions, error) {
 // serveSettings returns the arena settings string, checking that the map
 // has a player slot for every client.
 func serveSettings(o serveOptions) (string, error) {
-	var cfg arena.Config
+	var cfg refgame.Config
 	if o.settings == "" {
-		cfg = arena.Config{MaxPlayers: max(16, o.maxClients)}
+		cfg = refgame.Config{MaxPlayers: max(16, o.maxClients)}
 	} else {
 		var err error
-		if cfg, err = arena.ParseConfig(o.settings); err != nil {
+		if cfg, err = refgame.ParseConfig(o.settings); err != nil {
 			return "", err
 		}
 	}
-	m, err := arena.NewMap(cfg)
+	m, err := refgame.NewMap(cfg)
 	if err != nil {
 		return "", err
 	}
@@ -226,7 +226,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	// quakestat -q3s and server browsers list this server. The core hands
 	// us every connectionless packet that is not a snapwire handshake; the
 	// hook and qs.refresh both run on the Runner's goroutine.
-	world := arena.NewGame()
+	world := refgame.NewGame()
 	qs := newQueryStatus(o, settings, world)
 	cfg.OnConnectionless = qs.handle
 	var metricsLn net.Listener
@@ -399,15 +399,15 @@ func newLogger(format string, w io.Writer) *slog.Logger {
 type queryStatus struct {
 	hostname, mapName string
 	maxClients        int
-	world             *arena.World
+	world             *refgame.World
 	players           []query.Player
 	responder         *query.Responder
 	pkt, out          []byte
 }
 
-func newQueryStatus(o serveOptions, settings string, world *arena.World) *queryStatus {
+func newQueryStatus(o serveOptions, settings string, world *refgame.World) *queryStatus {
 	q := &queryStatus{hostname: o.hostname, maxClients: o.maxClients, world: world, mapName: "arena"}
-	if cfg, err := arena.ParseConfig(settings); err == nil {
+	if cfg, err := refgame.ParseConfig(settings); err == nil {
 		q.mapName = fmt.Sprintf("arena%dx%d", cfg.RoomsX, cfg.RoomsY)
 	}
 	q.responder = query.NewResponder(query.SourceFunc(q.fill), query.Config{})
@@ -429,7 +429,7 @@ func (q *queryStatus) refresh(s *server.Server) {
 func (q *queryStatus) fill(st *query.Status) {
 	st.Hostname, st.MapName = q.hostname, q.mapName
 	st.GameName, st.Game = "snapwire", "arena"
-	st.Protocol = int(proto.Version)
+	st.Protocol = int(session.Version)
 	st.MaxClients = q.maxClients
 	st.Players = append(st.Players, q.players...)
 }

@@ -1,8 +1,10 @@
 package main
 
-// "snapwire version" (and "snapwire --version"): the module version, the
-// VCS revision the binary was built from and the Go version, from the
-// build information the go command embeds (runtime/debug.ReadBuildInfo).
+// "snapwire version" (and "snapwire --version"): the tools' module version,
+// the library's (the tools are a module of their own, github.com/snapwire/
+// snapwire/cmd, beside the library), the VCS revision the binary was built
+// from and the Go version, from the build information the go command embeds
+// (runtime/debug.ReadBuildInfo).
 
 import (
 	"fmt"
@@ -35,7 +37,8 @@ func runVersion(args []string, stdout io.Writer) error {
 // git checkout stamps the revision; "go run" and "go test" do not, and a
 // build outside a module version says "(devel)".
 func versionText(bi *debug.BuildInfo) string {
-	version, path, goVersion := "(unknown)", "github.com/snapwire/snapwire", runtime.Version()
+	version, path, goVersion := "(unknown)", "github.com/snapwire/snapwire/cmd", runtime.Version()
+	library := "(unknown)"
 	revision, when, modified := "(unknown)", "", ""
 	if bi != nil {
 		if bi.Main.Path != "" {
@@ -46,6 +49,14 @@ func versionText(bi *debug.BuildInfo) string {
 		}
 		if bi.GoVersion != "" {
 			goVersion = bi.GoVersion
+		}
+		for _, d := range bi.Deps {
+			if d.Path == libraryModule {
+				library = d.Version
+				if d.Replace != nil {
+					library += " => " + d.Replace.Path
+				}
+			}
 		}
 		for _, s := range bi.Settings {
 			switch s.Key {
@@ -64,6 +75,9 @@ func versionText(bi *debug.BuildInfo) string {
 		revision += " (not stamped: go run, go test or -buildvcs=false)"
 		when, modified = "", ""
 	}
-	return fmt.Sprintf("snapwire %s\nmodule   %s\nrevision %s%s%s\ngo       %s %s/%s\n",
-		version, path, revision, when, modified, goVersion, runtime.GOOS, runtime.GOARCH)
+	return fmt.Sprintf("snapwire %s\nmodule   %s\nlibrary  %s %s\nrevision %s%s%s\ngo       %s %s/%s\n",
+		version, path, libraryModule, library, revision, when, modified, goVersion, runtime.GOOS, runtime.GOARCH)
 }
+
+// libraryModule is the library's module, which the tools' module requires.
+const libraryModule = "github.com/snapwire/snapwire"

@@ -17,7 +17,7 @@ func TestVersionCommand(t *testing.T) {
 			t.Fatalf("%q: exit %d, stderr %q", args, code, errOut.String())
 		}
 		s := out.String()
-		for _, want := range []string{"snapwire ", "\nmodule   github.com/snapwire/snapwire\n", "\nrevision ", "\ngo       " + runtime.Version()} {
+		for _, want := range []string{"snapwire ", "\nmodule   github.com/snapwire/snapwire/cmd\n", "\nlibrary  github.com/snapwire/snapwire ", "\nrevision ", "\ngo       " + runtime.Version()} {
 			if !strings.Contains(s, want) {
 				t.Errorf("%q: output lacks %q:\n%s", args, want, s)
 			}
@@ -37,7 +37,7 @@ func TestVersionText(t *testing.T) {
 		{stamped, []string{"snapwire v1.2.3\n", "revision c1dd91b0 2026-11-27T19:00:00Z (modified)\n", "go       go1.99 "}},
 		{&debug.BuildInfo{GoVersion: "go1.99", Main: debug.Module{Path: "github.com/snapwire/snapwire", Version: "(devel)"}},
 			[]string{"snapwire (devel)\n", "revision (unknown) (not stamped"}},
-		{nil, []string{"snapwire (unknown)\n", "module   github.com/snapwire/snapwire\n", "revision (unknown)", "go       " + runtime.Version()}},
+		{nil, []string{"snapwire (unknown)\n", "module   github.com/snapwire/snapwire/cmd\n", "library  github.com/snapwire/snapwire (unknown)\n", "revision (unknown)", "go       " + runtime.Version()}},
 	} {
 		got := versionText(c.bi)
 		for _, w := range c.want {

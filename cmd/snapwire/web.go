@@ -18,9 +18,9 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/snapwire/snapwire/internal/rtc"
-	"github.com/snapwire/snapwire/internal/web"
-	"github.com/snapwire/snapwire/q3/query"
+	"github.com/snapwire/snapwire/cmd/internal/rtc"
+	"github.com/snapwire/snapwire/cmd/internal/web"
+	"github.com/snapwire/snapwire/internal/q3/query"
 	"github.com/snapwire/snapwire/server"
 	"github.com/snapwire/snapwire/token"
 )

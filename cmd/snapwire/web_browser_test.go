@@ -19,8 +19,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/snapwire/snapwire/cmd/internal/play"
 	"github.com/snapwire/snapwire/internal/acceptance"
-	"github.com/snapwire/snapwire/internal/play"
 )
 
 // findChromium returns the path of a Chromium or Chrome binary, or skips

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snapwire/snapwire/examples/arena"
+	"github.com/snapwire/snapwire/cmd/internal/web"
 	"github.com/snapwire/snapwire/internal/acceptance"
-	"github.com/snapwire/snapwire/internal/web"
+	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/server"
 )
 
@@ -28,7 +28,7 @@ func TestServeWebAnswersWhileBuilding(t *testing.T) {
 	acceptance.Require(t, "web-building")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r, err := server.Listen("127.0.0.1:0", server.Config{}, arena.NewGame(), arena.Config{}.String())
+	r, err := server.Listen("127.0.0.1:0", server.Config{}, refgame.NewGame(), refgame.Config{}.String())
 	if err != nil {
 		t.Fatal(err)
 	}

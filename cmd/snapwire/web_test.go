@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snapwire/snapwire/cmd/internal/play"
 	"github.com/snapwire/snapwire/internal/acceptance"
-	"github.com/snapwire/snapwire/internal/play"
 	"github.com/snapwire/snapwire/token"
 )
 

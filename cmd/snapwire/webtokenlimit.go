@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/snapwire/snapwire/q3/query"
+	"github.com/snapwire/snapwire/internal/q3/query"
 )
 
 // Limits of GET /token per client address (an IPv6 address counts by its

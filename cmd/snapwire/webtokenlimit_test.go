@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snapwire/snapwire/q3/query"
+	"github.com/snapwire/snapwire/internal/q3/query"
 	"github.com/snapwire/snapwire/token"
 )
 

@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/netchan"
-	"github.com/snapwire/snapwire/proto"
-	"github.com/snapwire/snapwire/q3/huffman"
-	"github.com/snapwire/snapwire/snapshot"
+	"github.com/snapwire/snapwire/internal/bitmsg"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/q3/huffman"
+	"github.com/snapwire/snapwire/internal/session"
+	"github.com/snapwire/snapwire/internal/snapshot"
 )
 
 // fixture is a short recording of one scenario with its tables, shared by the benchmarks.
@@ -152,14 +152,14 @@ func (l *doom3Loop) step(tb testing.TB) int {
 			tb.Fatal(err)
 		}
 		if m, ok := l.enc.Ack(h.Seq - 2); ok {
-			var buf [proto.MaxApplyLen]byte
-			if err := l.link.server.QueueReliable(proto.Apply{Seq: m.Seq}.Append(buf[:0], l.link.prevApply)); err != nil {
+			var buf [session.MaxApplyLen]byte
+			if err := l.link.server.QueueReliable(session.Apply{Seq: m.Seq}.Append(buf[:0], l.link.prevApply)); err != nil {
 				tb.Fatal(err)
 			}
 			l.link.prevApply = m.Seq
 		}
 	}
-	pkt, err := l.link.out.send(l.link.server, now, proto.TypeSnapshot, l.w.Bytes())
+	pkt, err := l.link.out.send(l.link.server, now, session.TypeSnapshot, l.w.Bytes())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -381,7 +381,7 @@ func benchDoom3All(b *testing.B, name string, use256 bool, send ...netchan.Confi
 				enc.Ack(h.Seq - 2)
 			}
 			if chans != nil {
-				if err := chans[c].Send(frameTime(tk.Frame), proto.TypeSnapshot, w.Bytes(), sent.add); err != nil {
+				if err := chans[c].Send(frameTime(tk.Frame), session.TypeSnapshot, w.Bytes(), sent.add); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -4,8 +4,8 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/snapwire/snapwire/examples/arena"
-	"github.com/snapwire/snapwire/netchan"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/refgame"
 )
 
 // Encryption is what secure sessions add to each packet (netchan.Keys,
@@ -44,7 +44,7 @@ func measureEncryption(scenario string, size, n int) Encryption {
 		ns          time.Duration
 		bytes, pkts uint64
 	}
-	cfg := netchan.Config{Huffman: arena.HuffmanTable()}
+	cfg := netchan.Config{Huffman: refgame.HuffmanTable()}
 	secureA, secureB := cfg, cfg
 	secureA.Keys, secureB.Keys = &keyA, &keyB
 	pairs := [2]*pair{

@@ -4,12 +4,12 @@ import (
 	"os"
 	"testing"
 
-	"github.com/snapwire/snapwire/examples/arena"
-	"github.com/snapwire/snapwire/netchan"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/refgame"
 )
 
 // entropyModelFile is where -update writes the arena's entropy model.
-const entropyModelFile = "../../examples/arena/entropy_model.bin"
+const entropyModelFile = "../refgame/entropy_model.bin"
 
 // codedBytes is the size of every body range coded with m (the entropy stage alone, without
 // the channel's choice between stages).
@@ -31,7 +31,7 @@ func codedBytes(t *testing.T, m *netchan.EntropyModel, all [][][]byte) int {
 // TestEntropyModel checks that the arena's entropy model (snapwire's adaptive entropy stage,
 // not the paper's; the arena's channels may take it as netchan.Config.Entropy) still fits our
 // channel bodies: the training recordings' packets with it are within 1% of the packets with a
-// model trained on them now. With -update it rewrites the model (examples/arena/
+// model trained on them now. With -update it rewrites the model (internal/refgame/
 // entropy_model.bin) from these bodies.
 func TestEntropyModel(t *testing.T) {
 	if testing.Short() && !*update {
@@ -57,7 +57,7 @@ func TestEntropyModel(t *testing.T) {
 		t.Logf("wrote %s", entropyModelFile)
 		return
 	}
-	have, best := codedBytes(t, arena.EntropyModel(), all), codedBytes(t, fresh, all)
+	have, best := codedBytes(t, refgame.EntropyModel(), all), codedBytes(t, fresh, all)
 	t.Logf("arena model: %d bytes of packets, a fresh one %d", have, best)
 	if float64(have) > float64(best)*1.01 {
 		t.Fatalf("the arena's entropy model codes our bodies in %d bytes, a model built now in %d: run go test ./internal/bench -run TestEntropyModel -update", have, best)

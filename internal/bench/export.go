@@ -34,7 +34,7 @@ import (
 	"strings"
 
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/snapshot"
+	"github.com/snapwire/snapwire/internal/snapshot"
 )
 
 // PeerFormat names the export's format version.

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snapwire/snapwire/bitmsg"
-	"github.com/snapwire/snapwire/examples/arena"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/q3/huffman"
-	"github.com/snapwire/snapwire/snapshot"
+	"github.com/snapwire/snapwire/internal/bitmsg"
+	"github.com/snapwire/snapwire/internal/q3/huffman"
+	"github.com/snapwire/snapwire/internal/refgame"
+	"github.com/snapwire/snapwire/internal/snapshot"
 )
 
 // The probe must find exactly the fields the arena types write (entities.go, score.go).
@@ -22,14 +22,14 @@ func TestProbeLayoutArena(t *testing.T) {
 		e    game.Snapshotter
 		want []uint8
 	}{
-		{&arena.Player{}, []uint8{32, 32, 16, 16, 16, b(arena.RocketCooldown), 2, b(arena.MaxHealth), b(arena.MaxArmor), 2, 32}},
-		{&arena.Rocket{}, []uint8{32, 32, 16, 16, 32, 32}},
-		{&arena.Door{}, []uint8{2, 32}},
-		{&arena.Light{}, []uint8{1}},
-		{&arena.Pickup{}, []uint8{32}},
-		{&arena.Prop{}, []uint8{16}},
-		{&arena.PlayerStats{}, []uint8{16, 16, b(arena.MaxPlayersLimit), b(999)}},
-		{&arena.Scoreboard{Players: 2}, []uint8{b(arena.MaxPlayersLimit), b(2 * 999), b(999), b(2 * 999), b(999), b(999), b(arena.MaxPlayersLimit), 32}},
+		{&refgame.Player{}, []uint8{32, 32, 16, 16, 16, b(refgame.RocketCooldown), 2, b(refgame.MaxHealth), b(refgame.MaxArmor), 2, 32}},
+		{&refgame.Rocket{}, []uint8{32, 32, 16, 16, 32, 32}},
+		{&refgame.Door{}, []uint8{2, 32}},
+		{&refgame.Light{}, []uint8{1}},
+		{&refgame.Pickup{}, []uint8{32}},
+		{&refgame.Prop{}, []uint8{16}},
+		{&refgame.PlayerStats{}, []uint8{16, 16, b(refgame.MaxPlayersLimit), b(999)}},
+		{&refgame.Scoreboard{Players: 2}, []uint8{b(refgame.MaxPlayersLimit), b(2 * 999), b(999), b(2 * 999), b(999), b(999), b(refgame.MaxPlayersLimit), 32}},
 	} {
 		l, err := ProbeLayout(c.e)
 		if err != nil {
@@ -50,12 +50,12 @@ func TestProbeLayoutArena(t *testing.T) {
 
 // Split and Join are inverses, and Fill puts the type in the last union slot.
 func TestUnionFill(t *testing.T) {
-	p := &arena.Player{X: 100.5, Y: 7, VX: -3, Yaw: 1234, Cooldown: 7, Buttons: 3, Health: 150, Armor: 9, ShotSeq: 2, Respawn: 99}
+	p := &refgame.Player{X: 100.5, Y: 7, VX: -3, Yaw: 1234, Cooldown: 7, Buttons: 3, Health: 150, Armor: 9, ShotSeq: 2, Respawn: 99}
 	l, err := ProbeLayout(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := NewUnion(map[game.TypeID]*Layout{arena.TypePlayer: &l}, 3)
+	u, err := NewUnion(map[game.TypeID]*Layout{refgame.TypePlayer: &l}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,10 +64,10 @@ func TestUnionFill(t *testing.T) {
 		t.Fatal(err)
 	}
 	var us UnionState
-	if err := u.Fill(&us, arena.TypePlayer, st, nb); err != nil {
+	if err := u.Fill(&us, refgame.TypePlayer, st, nb); err != nil {
 		t.Fatal(err)
 	}
-	if us[u.Slots()-1] != uint32(arena.TypePlayer) || us[6] != 3 || us[7] != 150 {
+	if us[u.Slots()-1] != uint32(refgame.TypePlayer) || us[6] != 3 || us[7] != 150 {
 		t.Fatalf("union state %v", us)
 	}
 	w := bitmsg.NewWriter(make([]byte, 64))

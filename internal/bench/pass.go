@@ -9,14 +9,14 @@ import (
 	"slices"
 	"time"
 
-	"github.com/snapwire/snapwire/bitmsg"
-	"github.com/snapwire/snapwire/examples/arena"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/netchan"
-	"github.com/snapwire/snapwire/proto"
-	"github.com/snapwire/snapwire/q3/huffman"
-	"github.com/snapwire/snapwire/snapshot"
-	"github.com/snapwire/snapwire/zrle"
+	"github.com/snapwire/snapwire/internal/bitmsg"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/q3/huffman"
+	"github.com/snapwire/snapwire/internal/refgame"
+	"github.com/snapwire/snapwire/internal/session"
+	"github.com/snapwire/snapwire/internal/snapshot"
+	"github.com/snapwire/snapwire/internal/zrle"
 )
 
 // stageAcc accumulates one encoder family's figures over one pass.
@@ -74,8 +74,8 @@ const (
 	numPipes
 )
 
-var pipeConfigs = [numPipes]netchan.Config{{MTU: 65507}, {MTU: 65507, Huffman: arena.HuffmanTable()},
-	{MTU: 65507, Huffman: arena.HuffmanTable(), Entropy: arena.EntropyModel()}}
+var pipeConfigs = [numPipes]netchan.Config{{MTU: 65507}, {MTU: 65507, Huffman: refgame.HuffmanTable()},
+	{MTU: 65507, Huffman: refgame.HuffmanTable(), Entropy: refgame.EntropyModel()}}
 
 // link is one pipeline's channel pair: the server's end, the client's end, and their
 // capture buffers.
@@ -146,7 +146,7 @@ func (h *clientHandler) Reliable(msg []byte) {
 		return
 	}
 	h.rel++
-	m, err := proto.ParseApply(msg, cl.clientApply)
+	m, err := session.ParseApply(msg, cl.clientApply)
 	if err != nil {
 		h.err = err
 		return
@@ -168,7 +168,7 @@ func (h *clientHandler) Unreliable(typ netchan.MessageType, msg []byte) {
 	if h.err != nil {
 		return
 	}
-	if typ != proto.TypeSnapshot {
+	if typ != session.TypeSnapshot {
 		h.err = fmt.Errorf("unexpected message type %d", typ)
 		return
 	}
@@ -192,7 +192,7 @@ type client struct {
 	ps       [][]uint32
 
 	// The DOOM III links, one per pipeline, carrying the same messages, and each end's
-	// previous "apply" sequence (proto.Apply is sent as the distance from it). The
+	// previous "apply" sequence (session.Apply is sent as the distance from it). The
 	// decoder reads pipeOurs' deliveries; pipePaper's and pipeRC's are checked to be the same bytes.
 	links       [numPipes]*link
 	serverApply snapshot.Seq
@@ -315,8 +315,8 @@ func runPass(rec *Recording, t *Q3Tables, base *snapshot.CommonBase, o Options, 
 				// The snapshot ack: the server applies the snapshot to its base and queues
 				// the reliable "apply S" (as server.conn does, without VerifyBase).
 				if m, ok := cl.enc.Ack(snapshot.Seq(a.seq)); ok {
-					var buf [proto.MaxApplyLen]byte
-					msg := proto.Apply{Seq: m.Seq}.Append(buf[:0], cl.serverApply)
+					var buf [session.MaxApplyLen]byte
+					msg := session.Apply{Seq: m.Seq}.Append(buf[:0], cl.serverApply)
 					for _, l := range cl.links {
 						if err := l.sch.QueueReliable(msg); err != nil {
 							return nil, nil, err
@@ -372,7 +372,7 @@ func (cl *client) build(ti int, tk *Tick, rec *Recording, t *Q3Tables, b *passBu
 	var sendNS [numPipes]float64
 	for i, l := range cl.links {
 		start = time.Now()
-		pkt, err := l.out.send(l.sch, frameTime(tk.Frame), proto.TypeSnapshot, data)
+		pkt, err := l.out.send(l.sch, frameTime(tk.Frame), session.TypeSnapshot, data)
 		sendNS[i] = float64(time.Since(start).Nanoseconds())
 		if err != nil {
 			return nil, err

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/acceptance"
-	"github.com/snapwire/snapwire/snapshot"
+	"github.com/snapwire/snapwire/internal/bitmsg"
+	"github.com/snapwire/snapwire/internal/snapshot"
 )
 
 // peersOrSkip returns node and the peers' program directory, or skips the test: Node is an

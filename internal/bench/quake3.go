@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/q3/huffman"
-	"github.com/snapwire/snapwire/snapshot"
+	"github.com/snapwire/snapwire/internal/bitmsg"
+	"github.com/snapwire/snapwire/internal/q3/huffman"
+	"github.com/snapwire/snapwire/internal/snapshot"
 )
 
 // The Quake 3 snapshot scheme (Quake 3 protocol description, Fedoryński, svc_snapshot; snapshot model, seed

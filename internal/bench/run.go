@@ -8,8 +8,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/snapwire/snapwire/netchan"
-	"github.com/snapwire/snapwire/zrle"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/zrle"
 )
 
 // Encoder names, as they appear in rows.

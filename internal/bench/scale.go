@@ -9,9 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/snapshot"
+	"github.com/snapwire/snapwire/internal/bitmsg"
+	"github.com/snapwire/snapwire/internal/snapshot"
 )
 
 // ScalePoint is the server's cost at one visible-entity count with one or two workers building

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/netchan"
-	"github.com/snapwire/snapwire/proto"
-	"github.com/snapwire/snapwire/snapshot"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/session"
+	"github.com/snapwire/snapwire/internal/snapshot"
 )
 
 // steadyCost is an encoder's steady-state cost. The DOOM III server cost is measured two ways
@@ -302,14 +302,14 @@ func serverLoop(rec *Recording, base *snapshot.CommonBase, pvs [][]snapshot.PVS,
 					return loopCost{}, err
 				}
 				if m, ok := enc.Ack(h.Seq - 2); ok {
-					var buf [proto.MaxApplyLen]byte
-					if err := link.server.QueueReliable(proto.Apply{Seq: m.Seq}.Append(buf[:0], link.prevApply)); err != nil {
+					var buf [session.MaxApplyLen]byte
+					if err := link.server.QueueReliable(session.Apply{Seq: m.Seq}.Append(buf[:0], link.prevApply)); err != nil {
 						return loopCost{}, err
 					}
 					link.prevApply = m.Seq
 				}
 			}
-			if in.pkt, err = link.out.send(link.server, now, proto.TypeSnapshot, b.w.Bytes()); err != nil {
+			if in.pkt, err = link.out.send(link.server, now, session.TypeSnapshot, b.w.Bytes()); err != nil {
 				return loopCost{}, err
 			}
 			in.seq = h.Seq

@@ -6,9 +6,9 @@ package bench
 import (
 	"fmt"
 
-	"github.com/snapwire/snapwire/examples/arena"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/snapshot"
+	"github.com/snapwire/snapwire/internal/refgame"
+	"github.com/snapwire/snapwire/internal/snapshot"
 )
 
 // Tables builds the Quake 3 field tables and baselines, and the DOOM III initial base, for rec.
@@ -59,7 +59,7 @@ func Tables(rec *Recording) (*Q3Tables, *snapshot.CommonBase, error) {
 }
 
 // fillQ3Frame computes the union state of every present entity of w.
-func fillQ3Frame(fr *Q3Frame, w *arena.World, u *Union, codec *snapshot.StateCodec) error {
+func fillQ3Frame(fr *Q3Frame, w *refgame.World, u *Union, codec *snapshot.StateCodec) error {
 	fr.present = [game.MaxEntities]bool{}
 	for n, e := range w.Entities() {
 		_, typ := w.Entity(n)
@@ -76,7 +76,7 @@ func fillQ3Frame(fr *Q3Frame, w *arena.World, u *Union, codec *snapshot.StateCod
 }
 
 // psFields fills the field values of client c's non-PVS states.
-func psFields(t *Q3Tables, w *arena.World, c int, codec *snapshot.StateCodec, dst [][]uint32) error {
+func psFields(t *Q3Tables, w *refgame.World, c int, codec *snapshot.StateCodec, dst [][]uint32) error {
 	for id, l := range t.PS {
 		st, nb, err := codec.Save(w.State(game.ClientNum(c), game.StateID(id)))
 		if err != nil {

@@ -25,7 +25,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snapwire/snapwire/q3/oob"
+	"github.com/snapwire/snapwire/internal/q3/oob"
 )
 
 // Binary is the Debian wrapper of the OpenArena dedicated server.

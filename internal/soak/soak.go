@@ -29,10 +29,10 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/client"
-	"github.com/snapwire/snapwire/examples/arena"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/netchan"
-	"github.com/snapwire/snapwire/proto"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/refgame"
+	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/server"
 	"github.com/snapwire/snapwire/token"
 )
@@ -163,11 +163,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.FloodSenders <= 0 {
 		o.FloodSenders = 4
 	}
-	settings := arena.Config{MaxPlayers: max(16, o.Clients)}.String()
+	settings := refgame.Config{MaxPlayers: max(16, o.Clients)}.String()
 	srv, err := server.Listen("127.0.0.1:0", server.Config{
 		MaxClients: o.Clients, TokenKey: &soakKey, ProtocolID: soakProtocol, VerifyBase: true,
 		MaxClientsPerIP: o.Clients, // every client is on 127.0.0.1
-	}, arena.NewGame(), settings)
+	}, refgame.NewGame(), settings)
 	if err != nil {
 		return nil, err
 	}
@@ -189,8 +189,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		w := arena.NewGame()
-		bot := arena.NewBot(uint64(i+1), 0, arena.BotDeathmatch)
+		w := refgame.NewGame()
+		bot := refgame.NewBot(uint64(i+1), 0, refgame.BotDeathmatch)
 		var cl *client.Client
 		r, err := client.Dial(srv.Addr().String(), client.Config{Name: "soak" + strconv.Itoa(i), Token: tok}, w,
 			client.InputFunc(func(f game.Frame) game.UserCmd {
@@ -425,7 +425,7 @@ func floodKinds(rng *rand.Rand) [][]byte {
 		b := append([]byte{flags, 1}, randBytes(6)...)
 		return append(b, randBytes(extra)...)
 	}
-	var c proto.Cookie
+	var c session.Cookie
 	return [][]byte{
 		randBytes(1), randBytes(7), randBytes(40), randBytes(200),
 		chanHdr(0, 30), chanHdr(0x20, 40), chanHdr(0x24, 100), // plain, encrypted, encrypted reliable
@@ -433,8 +433,8 @@ func floodKinds(rng *rand.Rand) [][]byte {
 		chanHdr(0x01, 50), chanHdr(0x10, 50), chanHdr(0x11, 50), chanHdr(0xC0, 10), // compressed, Huffman, both, reserved
 		randBytes(1400),
 		netchan.AppendConnectionless(nil, randBytes(20)),
-		netchan.AppendConnectionless(nil, []byte{byte(proto.KindGetChallenge), 1, 2}),
-		netchan.AppendConnectionless(nil, proto.Connect{Nonce: 1, Cookie: c}.Append(nil)),
+		netchan.AppendConnectionless(nil, []byte{byte(session.KindGetChallenge), 1, 2}),
+		netchan.AppendConnectionless(nil, session.Connect{Nonce: 1, Cookie: c}.Append(nil)),
 		netchan.AppendConnectionless(nil, []byte("getinfo xxx")),
 	}
 }

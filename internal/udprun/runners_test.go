@@ -9,9 +9,9 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/internal/testwait"
-	"github.com/snapwire/snapwire/proto"
 	"github.com/snapwire/snapwire/server"
 )
 
@@ -40,7 +40,7 @@ func TestRunnersDisconnectReasons(t *testing.T) {
 		go func() { res <- r.Run(ctx) }()
 		return r, res
 	}
-	wantReason := func(what string, res chan error, want proto.Reason) {
+	wantReason := func(what string, res chan error, want session.Reason) {
 		t.Helper()
 		select {
 		case err := <-res:
@@ -54,7 +54,7 @@ func TestRunnersDisconnectReasons(t *testing.T) {
 	}
 
 	_, res := run("wrong")
-	wantReason("wrong password", res, proto.ReasonWrongPassword)
+	wantReason("wrong password", res, session.ReasonWrongPassword)
 
 	r, res := run("pw")
 	var st client.Stats
@@ -68,7 +68,7 @@ func TestRunnersDisconnectReasons(t *testing.T) {
 	if err := <-served; err != nil {
 		t.Errorf("server Run = %v", err)
 	}
-	wantReason("server shutdown", res, proto.ReasonShutdown)
+	wantReason("server shutdown", res, session.ReasonShutdown)
 	if r.Do(ctx, func(time.Duration, *client.Client) {}) {
 		t.Error("Do after the client's Run returned true")
 	}

@@ -1,0 +1,442 @@
+package play
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/snapwire/snapwire/client"
+	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/matchsim"
+	"github.com/snapwire/snapwire/internal/refgame"
+	"github.com/snapwire/snapwire/token"
+)
+
+// Options configure a Session.
+type Options struct {
+	// Connect is a "snapwire serve" address (IP:PORT); empty plays in
+	// process: a server and Bots arena bots over the link simulator.
+	Connect string
+	// Token is the connect token a secure server requires.
+	Token    *token.Token
+	Password string
+	Name     string
+	Bots     int    // in process: opponents, 1..63
+	Seed     uint64 // in process: the map, the bots and the network
+	Settings string // in process: the arena map ("" the default map)
+	// Latency (round trip), Jitter (± per direction) and Loss (per
+	// direction) start the in-process link; the knobs change them.
+	Latency, Jitter time.Duration
+	Loss            float64
+	// Autoplay lets an arena bot drive the player instead of the input.
+	Autoplay bool
+}
+
+// DefaultOptions are "snapwire play"'s defaults: in process, 7 bots (8
+// players), 80 ms round trip, ±5 ms jitter and 1% loss each way.
+func DefaultOptions() Options {
+	return Options{Name: "player", Bots: 7, Seed: 1, Latency: 80 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.01}
+}
+
+// shown is one entity's render position over the last two game frames.
+type shown struct {
+	prev, cur [2]float32
+	frame     game.Frame // the frame cur belongs to
+}
+
+// Session is one game of "snapwire play" without its window: the player's
+// client and world, the transport under them, the input, the knobs and the
+// net graph. One goroutine calls its methods (the window's update loop,
+// or a test).
+type Session struct {
+	opt   Options
+	live  *matchsim.Live
+	rem   *remote
+	cl    *client.Client
+	w     *refgame.World
+	in    Input
+	yaw   uint16
+	bot   *refgame.Bot
+	knobs Knobs
+	graph Graph
+	now   time.Duration
+	drawn uint64
+
+	shown     *[game.MaxEntities]shown
+	lastFrame game.Frame
+	// seen tracks the other players in the PVS: the first position the
+	// client had for each and whether it changed since (others_moved).
+	seen        *[game.MaxEntities]seenPlayer
+	othersMoved int
+
+	frameHist [frameBuckets]uint32 // frame CPU times (FrameTime)
+	frameN    uint64
+
+	// Text, formatted every few frames (Scene).
+	textAt    uint64
+	textKnobs Knobs
+	status    string
+	graphText []string
+}
+
+type seenPlayer struct {
+	first       [2]float32
+	seen, moved bool
+}
+
+// New starts a session: in process it builds the match at once; with
+// Options.Connect it binds a UDP socket and starts connecting.
+func New(opt Options) (*Session, error) {
+	if opt.Name == "" {
+		opt.Name = "player"
+	}
+	s := &Session{opt: opt, shown: new([game.MaxEntities]shown), seen: new([game.MaxEntities]seenPlayer)}
+	s.bot = refgame.NewBot(opt.Seed*7919+1, 0, refgame.BotDeathmatch)
+	s.knobs = Knobs{Latency: opt.Latency, Jitter: opt.Jitter, Loss: opt.Loss, NetGraph: true}
+	input := client.InputFunc(s.command)
+	if opt.Connect == "" {
+		do := matchsim.DefaultOptions()
+		do.Clients, do.Seed, do.Settings = opt.Bots, opt.Seed, opt.Settings
+		do.Latency, do.Jitter, do.Loss = opt.Latency, opt.Jitter, opt.Loss
+		l, err := matchsim.NewLive(do, opt.Name, input)
+		if err != nil {
+			return nil, err
+		}
+		if err := l.SetLink(s.knobs.Link()); err != nil {
+			return nil, err
+		}
+		s.live, s.cl, s.w = l, l.Client(), l.World()
+		return s, nil
+	}
+	s.w = refgame.NewGame()
+	rem, err := dial(opt, s.w, input)
+	if err != nil {
+		return nil, err
+	}
+	s.rem, s.cl = rem, rem.cl
+	return s, nil
+}
+
+// command is the player's command for frame f: the bot's with Autoplay,
+// else the input's.
+func (s *Session) command(f game.Frame) game.UserCmd {
+	if s.cl == nil || s.cl.State() != client.Connected {
+		return game.UserCmd{Frame: f}
+	}
+	me := s.cl.ClientNum()
+	if s.opt.Autoplay {
+		s.bot.Client = me
+		cmd := s.bot.Command(s.w, f)
+		s.yaw = cmd.Yaw
+		return cmd
+	}
+	var p *refgame.Player
+	if e, typ := s.w.Entity(game.EntityNum(me)); typ == refgame.TypePlayer {
+		p = e.(*refgame.Player)
+	}
+	cmd := Command(s.in, p, s.yaw, f)
+	s.yaw = cmd.Yaw
+	return cmd
+}
+
+// Step plays the session up to now (the time since it started) with the
+// player's controls in; the client samples them for every game frame
+// that becomes due.
+func (s *Session) Step(now time.Duration, in Input) {
+	s.in = in
+	if now < s.now {
+		now = s.now
+	}
+	s.now = now
+	if s.live != nil {
+		s.live.Step(now)
+	} else {
+		s.rem.step(now)
+	}
+	st := s.cl.Stats()
+	s.graph.Add(now, &st)
+	s.updateShown()
+}
+
+// Do applies a knob action.
+func (s *Session) Do(a Action) {
+	if s.knobs.Apply(a) && s.live != nil {
+		// Knobs stay within netsim's ranges.
+		_ = s.live.SetLink(s.knobs.Link())
+	}
+	if a == ToggleInterp {
+		m := game.Predict
+		if s.knobs.Interpolate {
+			m = game.Interpolate
+		}
+		s.cl.SetTypeMode(refgame.TypePlayer, m)
+	}
+}
+
+// Knobs are the current knob settings.
+func (s *Session) Knobs() Knobs { return s.knobs }
+
+// InProcess reports whether the match runs in this process (the link
+// knobs and the ghost need it).
+func (s *Session) InProcess() bool { return s.live != nil }
+
+// Client is the player's client.
+func (s *Session) Client() *client.Client { return s.cl }
+
+// World is the player's predicted world.
+func (s *Session) World() *refgame.World { return s.w }
+
+// Graph is the net graph's data.
+func (s *Session) Graph() *Graph { return &s.graph }
+
+// Drawn counts one frame drawn (the window calls it; frames_drawn).
+func (s *Session) Drawn() { s.drawn++ }
+
+// Player returns the player's entity in the client's world.
+func (s *Session) Player() (*refgame.Player, bool) {
+	if s.cl.State() != client.Connected {
+		return nil, false
+	}
+	e, typ := s.w.Entity(game.EntityNum(s.cl.ClientNum()))
+	if typ != refgame.TypePlayer {
+		return nil, false
+	}
+	return e.(*refgame.Player), true
+}
+
+// Ghost returns the server's position of the player, in process only:
+// where the authoritative game has it now (behind the prediction by the
+// client's lead over the server).
+func (s *Session) Ghost() (x, y float32, ok bool) {
+	if s.live == nil || s.cl.State() != client.Connected {
+		return 0, 0, false
+	}
+	srv := s.live.Server()
+	e, typ := srv.Entity(game.EntityNum(s.cl.ClientNum()))
+	if typ != refgame.TypePlayer {
+		return 0, 0, false
+	}
+	p := e.(*refgame.Player)
+	return p.X, p.Y, p.Alive()
+}
+
+// updateShown keeps the render positions of the last two game frames of
+// every moving entity in the PVS: the predicted position plus the render
+// correction (client.VisualOffset) at each frame.
+func (s *Session) updateShown() {
+	f := s.cl.Frame()
+	if f == s.lastFrame || s.cl.State() != client.Connected {
+		return
+	}
+	for n := range s.cl.Visible() {
+		e, _ := s.w.Entity(n)
+		ps, ok := e.(client.Positioner)
+		if !ok {
+			continue
+		}
+		x, y, _ := ps.Position()
+		s.watch(n, x, y)
+		dx, dy, _ := s.cl.VisualOffset(n)
+		p := [2]float32{x + dx, y + dy}
+		sh := &s.shown[n]
+		if sh.frame == s.lastFrame && s.lastFrame != 0 {
+			sh.prev = sh.cur
+		} else {
+			sh.prev = p
+		}
+		sh.cur, sh.frame = p, f
+	}
+	s.lastFrame = f
+}
+
+// watch notes that the client saw other player n at x, y.
+func (s *Session) watch(n game.EntityNum, x, y float32) {
+	if n == game.EntityNum(s.cl.ClientNum()) {
+		return
+	}
+	if _, typ := s.w.Entity(n); typ != refgame.TypePlayer {
+		return
+	}
+	sp := &s.seen[n]
+	switch {
+	case !sp.seen:
+		sp.first, sp.seen = [2]float32{x, y}, true
+	case !sp.moved && sp.first != [2]float32{x, y}:
+		sp.moved = true
+		s.othersMoved++
+	}
+}
+
+// DrawPosition is where to draw entity n now: its render positions of the
+// last two game frames blended by how far the clock is into the next
+// frame. Entities that did not move in the client's last frame are drawn
+// at their position plus the correction.
+func (s *Session) DrawPosition(n game.EntityNum, e client.Positioner) (x, y float32) {
+	sh := &s.shown[n]
+	if sh.frame != s.cl.Frame() || sh.frame == 0 {
+		x, y, _ = e.Position()
+		dx, dy, _ := s.cl.VisualOffset(n)
+		return x + dx, y + dy
+	}
+	t := s.cl.FrameFraction()
+	return sh.prev[0] + t*(sh.cur[0]-sh.prev[0]), sh.prev[1] + t*(sh.cur[1]-sh.prev[1])
+}
+
+// Close leaves the server (remote) cleanly.
+func (s *Session) Close() error {
+	if s.rem != nil {
+		return s.rem.close(s.now)
+	}
+	return nil
+}
+
+// Err is why the client is disconnected, if it is.
+func (s *Session) Err() error {
+	if s.cl.State() == client.Disconnected {
+		if err := s.cl.Err(); err != nil {
+			return err
+		}
+		return errors.New("disconnected")
+	}
+	return nil
+}
+
+// Frame CPU times are kept in a histogram of 10 µs buckets up to 50 ms.
+const (
+	frameBucket  = 10 * time.Microsecond
+	frameBuckets = 5000
+)
+
+// FrameTime records the CPU time one frame took: stepping the game and
+// the prediction, building the scene, drawing it (a CPUStopwatch span: the
+// frame goroutine's thread CPU time on Linux, so that a machine busy with
+// other work does not inflate it).
+func (s *Session) FrameTime(d time.Duration) {
+	s.frameHist[min(int(d/frameBucket), frameBuckets-1)]++
+	s.frameN++
+}
+
+// FramePercentile is the p-quantile (0..1) of the recorded frame times,
+// to the upper edge of its 10 µs bucket.
+func (s *Session) FramePercentile(p float64) time.Duration {
+	if s.frameN == 0 {
+		return 0
+	}
+	want := uint64(math.Ceil(p * float64(s.frameN)))
+	var seen uint64
+	for i, c := range s.frameHist {
+		seen += uint64(c)
+		if seen >= max(want, 1) {
+			return time.Duration(i+1) * frameBucket
+		}
+	}
+	return frameBuckets * frameBucket
+}
+
+// Summary is the end-of-session report ("snapwire play --json").
+type Summary struct {
+	Mode            string  `json:"mode"` // "in-process" or "udp"
+	Server          string  `json:"server,omitempty"`
+	State           string  `json:"state"`
+	Error           string  `json:"error,omitempty"`
+	Autoplay        bool    `json:"autoplay"`
+	DurationS       float64 `json:"duration_s"`
+	Frame           int64   `json:"frame"`
+	FramesDrawn     uint64  `json:"frames_drawn"`
+	FrameMSP50      float64 `json:"frame_cpu_ms_p50"` // stepping, predicting, building and drawing a frame
+	FrameMSP99      float64 `json:"frame_cpu_ms_p99"`
+	Snapshots       uint64  `json:"snapshots"`
+	SnapshotsLost   uint64  `json:"snapshots_lost"`
+	BaseChecks      uint64  `json:"base_checks"`
+	BaseMismatches  uint64  `json:"base_mismatches"`
+	StateChecks     uint64  `json:"state_checks"` // in process only: the harness compares with the server's states
+	StateMismatches uint64  `json:"state_mismatches"`
+	DecodeErrors    uint64  `json:"decode_errors"`
+	ApplyErrors     uint64  `json:"apply_errors"`
+	Repredicted     uint64  `json:"repredicted_frames"`
+	Corrections     uint64  `json:"corrections"`
+	PredSelfMean    float64 `json:"pred_error_self_mean"`
+	PredOthersMean  float64 `json:"pred_error_others_mean"`
+	PingMS          float64 `json:"ping_ms"`
+	KbpsDown        float64 `json:"kbps_down"`
+	KbpsUp          float64 `json:"kbps_up"`
+	DuplicatedCmds  uint64  `json:"duplicated_cmds"`
+	Frags           int32   `json:"frags"`
+	OthersMoved     int     `json:"others_moved"` // other players seen moving
+	ClientNum       int     `json:"client_num"`
+	Interpolate     bool    `json:"interpolate_opponents"`
+}
+
+// Summary reports the session so far.
+func (s *Session) Summary() Summary {
+	st := s.cl.Stats()
+	secs := s.now.Seconds()
+	kbps := func(b uint64) float64 {
+		if secs <= 0 {
+			return 0
+		}
+		return float64(b) * 8 / 1000 / secs
+	}
+	sum := Summary{Mode: "in-process", State: st.State.String(), Autoplay: s.opt.Autoplay, DurationS: secs,
+		Frame: int64(st.Frame), FramesDrawn: s.drawn, Snapshots: st.SnapshotsReceived, SnapshotsLost: st.SnapshotsLost,
+		BaseChecks: st.BaseChecks, BaseMismatches: st.BaseMismatches, DecodeErrors: st.DecodeErrors, ApplyErrors: st.ApplyErrors,
+		Repredicted: st.Repredicted, Corrections: st.Corrections,
+		PredSelfMean: st.Self.Mean(), PredOthersMean: st.Others.Mean(),
+		PingMS: float64(st.Channel.RTT) / float64(time.Millisecond), KbpsDown: kbps(st.Channel.BytesIn), KbpsUp: kbps(st.Channel.BytesOut),
+		DuplicatedCmds: st.Duplicated, Interpolate: s.knobs.Interpolate, OthersMoved: s.othersMoved,
+		FrameMSP50: float64(s.FramePercentile(0.5)) / float64(time.Millisecond),
+		FrameMSP99: float64(s.FramePercentile(0.99)) / float64(time.Millisecond)}
+	if s.live != nil {
+		c := s.live.Checks()
+		sum.BaseChecks, sum.BaseMismatches = c.BaseChecks, c.BaseMismatches
+		sum.StateChecks, sum.StateMismatches = c.StateChecks, c.StateMismatches
+	} else {
+		sum.Mode, sum.Server = "udp", s.opt.Connect
+		if isWebURL(s.opt.Connect) {
+			sum.Mode = "webrtc"
+		}
+	}
+	sum.ClientNum = int(s.cl.ClientNum())
+	if me := int(s.cl.ClientNum()); st.State == client.Connected && me < len(s.w.Score.Frags) {
+		sum.Frags = s.w.Score.Frags[me]
+	}
+	if err := s.Err(); err != nil {
+		sum.Error = err.Error()
+	}
+	return sum
+}
+
+// Check reports a broken invariant or a session that never connected.
+func (sum Summary) Check() error {
+	switch {
+	case sum.State != client.Connected.String():
+		return fmt.Errorf("not connected (state %s) %s", sum.State, sum.Error)
+	case sum.BaseMismatches != 0 || sum.StateMismatches != 0 || sum.DecodeErrors != 0 || sum.ApplyErrors != 0:
+		return fmt.Errorf("invariant broken: %d base mismatches, %d state mismatches, %d decode errors, %d apply errors",
+			sum.BaseMismatches, sum.StateMismatches, sum.DecodeErrors, sum.ApplyErrors)
+	}
+	return nil
+}
+
+// CPUStopwatch measures spans of one goroutine's work in CPU time where the
+// system gives it (ThreadCPU, the goroutine locked to its thread on first
+// use), else in wall time. The zero value is ready.
+type CPUStopwatch struct {
+	locked, cpu bool
+}
+
+// Now returns the stopwatch's current reading.
+func (s *CPUStopwatch) Now() time.Duration {
+	if !s.locked {
+		LockThread()
+		s.locked = true
+		_, s.cpu = ThreadCPU()
+	}
+	if s.cpu {
+		if t, ok := ThreadCPU(); ok {
+			return t
+		}
+	}
+	return time.Duration(time.Now().UnixNano())
+}

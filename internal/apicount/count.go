@@ -1,0 +1,178 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Limit is the most exported identifiers the public packages may hold
+// together (issue 23: a surface a game developer can hold in their head).
+const Limit = 600
+
+// PackageCount is one public package's exported identifiers.
+type PackageCount struct {
+	Package  string `json:"package"` // directory, relative to the root
+	Exported int    `json:"exported"`
+}
+
+// Count walks root and counts every public package's exported identifiers.
+// Nested modules (a directory with its own go.mod) are walked too: they are
+// published beside the library.
+func Count(root string) ([]PackageCount, error) {
+	byDir := map[string]int{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			name := d.Name()
+			if rel != "." && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") ||
+				name == "testdata" || name == "internal" || name == "node_modules" || rel == "examples") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		n, isMain, err := countFile(path)
+		if err != nil {
+			return err
+		}
+		if isMain {
+			byDir[filepath.ToSlash(filepath.Dir(rel))] = -1 << 30 // a command, not a package
+			return nil
+		}
+		byDir[filepath.ToSlash(filepath.Dir(rel))] += n
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []PackageCount
+	for dir, n := range byDir {
+		if n < 0 {
+			continue
+		}
+		out = append(out, PackageCount{Package: dir, Exported: n})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Package < out[j].Package })
+	return out, nil
+}
+
+// countFile counts one file's exported identifiers. Files that a build
+// constraint keeps out of every ordinary build (//go:build ignore) are skipped.
+func countFile(path string) (n int, isMain bool, err error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false, err
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), path, src, parser.ParseComments)
+	if err != nil {
+		return 0, false, err
+	}
+	if f.Name.Name == "main" {
+		return 0, true, nil
+	}
+	for _, cg := range f.Comments {
+		if cg.Pos() >= f.Package {
+			break
+		}
+		for _, c := range cg.List {
+			if strings.HasPrefix(c.Text, "//go:build") && strings.Contains(c.Text, "ignore") {
+				return 0, false, nil
+			}
+		}
+	}
+	for _, decl := range f.Decls {
+		switch d := decl.(type) {
+		case *ast.FuncDecl:
+			if !d.Name.IsExported() {
+				continue
+			}
+			if d.Recv != nil && !ast.IsExported(receiverType(d.Recv)) {
+				continue
+			}
+			n++
+		case *ast.GenDecl:
+			for _, spec := range d.Specs {
+				switch s := spec.(type) {
+				case *ast.ValueSpec:
+					for _, name := range s.Names {
+						if name.IsExported() {
+							n++
+						}
+					}
+				case *ast.TypeSpec:
+					if !s.Name.IsExported() {
+						continue
+					}
+					n++
+					n += exportedMembers(s.Type)
+				}
+			}
+		}
+	}
+	return n, false, nil
+}
+
+// exportedMembers counts a struct's exported fields (embedded ones included)
+// or an interface's exported methods.
+func exportedMembers(t ast.Expr) int {
+	var list *ast.FieldList
+	switch t := t.(type) {
+	case *ast.StructType:
+		list = t.Fields
+	case *ast.InterfaceType:
+		list = t.Methods
+	default:
+		return 0
+	}
+	n := 0
+	for _, field := range list.List {
+		if len(field.Names) == 0 {
+			if ast.IsExported(typeName(field.Type)) {
+				n++
+			}
+			continue
+		}
+		for _, name := range field.Names {
+			if name.IsExported() {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func receiverType(recv *ast.FieldList) string {
+	if len(recv.List) == 0 {
+		return ""
+	}
+	return typeName(recv.List[0].Type)
+}
+
+// typeName is the name of a (possibly pointer, generic or qualified) type.
+func typeName(t ast.Expr) string {
+	switch t := t.(type) {
+	case *ast.Ident:
+		return t.Name
+	case *ast.StarExpr:
+		return typeName(t.X)
+	case *ast.SelectorExpr:
+		return t.Sel.Name
+	case *ast.IndexExpr:
+		return typeName(t.X)
+	case *ast.IndexListExpr:
+		return typeName(t.X)
+	}
+	return ""
+}
