@@ -3,7 +3,7 @@ package game
 import (
 	"iter"
 
-	"github.com/snapwire/snapwire/internal/bitmsg"
+	"github.com/snapwire/snapwire/bitmsg"
 )
 
 // Snapshotter is anything whose state travels in snapshots: entities and the

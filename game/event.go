@@ -3,7 +3,7 @@ package game
 import (
 	"fmt"
 
-	"github.com/snapwire/snapwire/internal/bitmsg"
+	"github.com/snapwire/snapwire/bitmsg"
 )
 
 // MaxEventBits bounds an event's payload: 2048 bits (256 bytes).

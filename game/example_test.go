@@ -3,8 +3,8 @@ package game_test
 import (
 	"fmt"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // A client's user commands as its command message carries them (DOOM III

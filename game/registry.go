@@ -3,7 +3,7 @@ package game
 import (
 	"fmt"
 
-	"github.com/snapwire/snapwire/internal/bitmsg"
+	"github.com/snapwire/snapwire/bitmsg"
 )
 
 // MaxTypeID is the largest TypeID a registry accepts.

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/snapwire/snapwire/internal/bitmsg"
+	"github.com/snapwire/snapwire/bitmsg"
 )
 
 type dummy struct{ v uint32 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/snapwire/snapwire/internal/bitmsg"
+	"github.com/snapwire/snapwire/bitmsg"
 )
 
 // MaxUserCmds bounds the number of commands in one user command message:

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snapwire/snapwire/internal/bitmsg"
+	"github.com/snapwire/snapwire/bitmsg"
 )
 
 // TestUserCmdFieldTable fails when UserCmd and its wire table drift apart:

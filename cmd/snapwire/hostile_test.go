@@ -38,9 +38,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/acceptance"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/internal/session"

@@ -7,8 +7,8 @@
 package guide
 
 import (
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // Dot is a player's entity: a position on a line, moved by its commands.

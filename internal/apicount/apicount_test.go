@@ -35,3 +35,16 @@ func TestCountFile(t *testing.T) {
 		t.Errorf("counts %+v, want one package with 10", counts)
 	}
 }
+
+// TestNoInternalTypesInPublicAPI: an exported function, method, type, field
+// or variable of a public package never mentions a type of an internal
+// package, which a user could see in "go doc" and not name.
+func TestNoInternalTypesInPublicAPI(t *testing.T) {
+	uses, err := InternalTypes("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range uses {
+		t.Errorf("%s: %s mentions %s", u.Pos, u.Decl, u.Type)
+	}
+}

@@ -176,3 +176,139 @@ func typeName(t ast.Expr) string {
 	}
 	return ""
 }
+
+// InternalUse is an exported declaration of a public package whose
+// signature or fields name a type of an internal package: a user can see it
+// in "go doc" but cannot name the type.
+type InternalUse struct {
+	Pos  string `json:"pos"`  // file:line
+	Decl string `json:"decl"` // the exported identifier
+	Type string `json:"type"` // the internal package's import path and selector
+}
+
+// InternalTypes walks root's public packages, like Count, and reports every
+// exported declaration (a function's signature, a method of an exported
+// type, an exported type's definition, an exported variable's or constant's
+// type, an exported field) that mentions a package under an internal
+// directory.
+func InternalTypes(root string) ([]InternalUse, error) {
+	var out []InternalUse
+	err := walkPublic(root, func(path string, fset *token.FileSet, f *ast.File) {
+		internal := map[string]string{} // local name -> import path
+		for _, imp := range f.Imports {
+			p := strings.Trim(imp.Path.Value, `"`)
+			if !strings.Contains("/"+p+"/", "/internal/") {
+				continue
+			}
+			name := p[strings.LastIndex(p, "/")+1:]
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			internal[name] = p
+		}
+		if len(internal) == 0 {
+			return
+		}
+		report := func(decl string, n ast.Node) {
+			if n == nil {
+				return
+			}
+			ast.Inspect(n, func(n ast.Node) bool {
+				if lit, ok := n.(*ast.FuncLit); ok {
+					_ = lit
+					return false // a body is not the API
+				}
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				if x, ok := sel.X.(*ast.Ident); ok {
+					if p, ok := internal[x.Name]; ok {
+						out = append(out, InternalUse{Pos: fset.Position(sel.Pos()).String(), Decl: decl, Type: p + "." + sel.Sel.Name})
+					}
+				}
+				return true
+			})
+		}
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if !d.Name.IsExported() || (d.Recv != nil && !ast.IsExported(receiverType(d.Recv))) {
+					continue
+				}
+				name := d.Name.Name
+				if d.Recv != nil {
+					name = receiverType(d.Recv) + "." + name
+				}
+				report(name, d.Type)
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					switch s := spec.(type) {
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							if n.IsExported() {
+								report(n.Name, s.Type)
+							}
+						}
+					case *ast.TypeSpec:
+						if !s.Name.IsExported() {
+							continue
+						}
+						switch t := s.Type.(type) {
+						case *ast.StructType:
+							for _, field := range t.Fields.List {
+								exported := len(field.Names) == 0 && ast.IsExported(typeName(field.Type))
+								for _, n := range field.Names {
+									exported = exported || n.IsExported()
+								}
+								if exported {
+									report(s.Name.Name+" field", field.Type)
+								}
+							}
+						case *ast.InterfaceType:
+							for _, m := range t.Methods.List {
+								report(s.Name.Name+" method", m.Type)
+							}
+						default:
+							report(s.Name.Name, s.Type)
+						}
+					}
+				}
+			}
+		}
+	})
+	return out, err
+}
+
+// walkPublic calls fn for every non-test Go file of a public, non-main
+// package under root, with the same skips as Count.
+func walkPublic(root string, fn func(path string, fset *token.FileSet, f *ast.File)) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			name := d.Name()
+			if rel != "." && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") ||
+				name == "testdata" || name == "internal" || name == "node_modules" || rel == "examples") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		if f.Name.Name == "main" {
+			return nil
+		}
+		fn(rel, fset, f)
+		return nil
+	})
+}

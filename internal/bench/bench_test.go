@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/q3/huffman"
 	"github.com/snapwire/snapwire/internal/session"

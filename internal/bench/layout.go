@@ -3,8 +3,8 @@ package bench
 import (
 	"fmt"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // Layout is the field table of one state type: the width in bits of every field its

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/acceptance"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 	"github.com/snapwire/snapwire/internal/snapshot"
 )
 

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 	"github.com/snapwire/snapwire/internal/q3/huffman"
 	"github.com/snapwire/snapwire/internal/snapshot"
 )

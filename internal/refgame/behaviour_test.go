@@ -3,8 +3,8 @@ package refgame
 import (
 	"testing"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // place puts player c at (x, y) standing still, alive with full health and no armor.

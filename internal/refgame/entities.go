@@ -1,8 +1,8 @@
 package refgame
 
 import (
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // Entity states. Every variable an entity writes in WriteSnapshot is stored in the game in exactly

@@ -3,8 +3,8 @@ package refgame
 import (
 	"testing"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // FuzzEntityState decodes hostile entity states (as a client would from a snapshot delta against

@@ -3,8 +3,8 @@ package refgame
 import (
 	"testing"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // stateBits returns the full snapshot state of s (every field, no delta flags).

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 func TestConfigString(t *testing.T) {

@@ -1,8 +1,8 @@
 package refgame
 
 import (
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // Scoreboard is the game state not tied to the PVS (DOOM III §3.2): frags and deaths of every

@@ -1,8 +1,8 @@
 package refgame
 
 import (
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // RunFrame implements game.Game: it advances the world one fixed frame (DOOM III §2). The order

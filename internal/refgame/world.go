@@ -6,8 +6,8 @@ import (
 	"math/bits"
 	"sync/atomic"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // Tuning. Distances are world units (a tile is TileSize = 32), speeds units per second, times

@@ -4,8 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 	"github.com/snapwire/snapwire/internal/netchan"
 )
 

@@ -3,8 +3,8 @@ package snapshot
 import (
 	"testing"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // varEnt has a state whose length changes.

@@ -4,8 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // scene256 is a server with 256 visible entities spread over 4096 numbers,

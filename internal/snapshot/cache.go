@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // FrameCache shares the encoding of entity states between the clients of one game frame.

@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"unsafe"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // writeCmdDelta writes the ncode bits of code (a next code, writeNext; 0 bits for none), then

@@ -7,8 +7,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // TestWriteCmdDeltaMatchesGame: the encoder's command delta writes exactly the bits of

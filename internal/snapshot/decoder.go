@@ -3,8 +3,8 @@ package snapshot
 import (
 	"fmt"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // EntityState is one entity of a decoded snapshot's PVS.

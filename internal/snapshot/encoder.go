@@ -5,8 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // MaxEvents bounds the unreliable events in one snapshot.

@@ -3,8 +3,8 @@ package snapshot_test
 import (
 	"fmt"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 	"github.com/snapwire/snapwire/internal/snapshot"
 )
 

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // fuzzMap is the map both ends load in the fuzz target: 8 entities 0, 3, ..., 21.

@@ -6,8 +6,8 @@ import (
 	"math/bits"
 	"time"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // Errors returned by this package; decoding errors wrap ErrCorrupt.

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // testEnt: a position (full floats, DOOM III §4.1), a health (7 bits) and a

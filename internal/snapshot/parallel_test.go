@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // Snapshots of a frame built by goroutines through views of one prepared FrameCache

@@ -5,8 +5,8 @@ import (
 	"iter"
 	"math/bits"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // PVSChunks is the number of 32-bit chunks of a PVS bit string.

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 func TestPVSSetOps(t *testing.T) {

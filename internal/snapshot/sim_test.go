@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // The simulation below models the message channel's guarantees (DOOM III

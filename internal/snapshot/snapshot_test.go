@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 func decode(t testing.TB, dec *Decoder, data []byte, nbits int) *Snapshot {

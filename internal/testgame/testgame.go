@@ -17,8 +17,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/bitmsg"
 )
 
 // Map geometry and tuning.

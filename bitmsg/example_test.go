@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/snapwire/snapwire/internal/bitmsg"
+	"github.com/snapwire/snapwire/bitmsg"
 )
 
 // player is game code: it writes and reads its own state (DOOM III §5 WriteToSnapshot /
