@@ -201,6 +201,8 @@ func TestArchitectureImports(t *testing.T) {
 		"internal/entropy":   nil,
 		"internal/lockstep":  {"bitmsg", "game"},
 		"internal/ratelimit": nil,
+		"internal/transport": nil,
+		"cmd/internal/rtc":   {"internal/transport", "cmd/internal/signalling"},
 	} {
 		files, err := filepath.Glob(filepath.Join("..", "..", pkg, "*.go"))
 		if err != nil || len(files) == 0 {
