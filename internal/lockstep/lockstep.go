@@ -47,6 +47,10 @@
 // server, in packet-server mode) for Config.PeerTimeout, stops with a
 // PeerGoneError and sends nothing more: lockstep cannot go on without
 // every peer's commands.
+//
+// The package is the comparison the DOOM III model is measured against,
+// not part of the library's API: "snapwire lockstep" plays it over UDP and
+// "snapwire models" (internal/netmodels) runs it beside the other models.
 package lockstep
 
 import (
