@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/transport"
 	"github.com/snapwire/snapwire/internal/udprun"
 )
 
@@ -26,27 +27,22 @@ type Runner struct {
 	writeErrs udprun.WriteErrors
 	// extra is the transport attached for addresses outside UDP, set
 	// before Run (Attach) and only read after.
-	extra   Transport
+	extra   transport.Transport
 	started atomic.Bool
 }
 
-// A Transport carries the server's packets for a range of addresses that
-// are not reached through the UDP socket: WebRTC data channels to
-// browsers (internal/webrtc), each peer given a synthetic address in
-// Prefix. Its peers' packets enter the server through Runner.Inject, so
-// the one goroutine that owns the server handles them like datagrams;
-// the server's sends to an address in Prefix go to Send instead of the
-// socket.
-type Transport interface {
-	// Prefix is the range of addresses the transport gives its peers. The
-	// UDP socket drops every datagram whose source is in it, so a spoofed
-	// datagram cannot speak for a peer of the transport.
-	Prefix() netip.Prefix
-	// Send sends p to to, an address in Prefix, or drops it (an unknown
-	// peer, a full buffer: lost packets to the protocol). It runs on the
-	// goroutine that owns the server, must not block and must not keep p.
-	Send(to netip.AddrPort, p []byte)
+// A Runner is the host a second transport attaches to (internal/transport:
+// the contract sits below the server, so a transport does not import it).
+var _ transport.Host = (*Runner)(nil)
+
+// attached is the transport given to Attach, by its prefix and its send.
+type attached struct {
+	prefix netip.Prefix
+	send   func(to netip.AddrPort, p []byte)
 }
+
+func (a attached) Prefix() netip.Prefix             { return a.prefix }
+func (a attached) Send(to netip.AddrPort, p []byte) { a.send(to, p) }
 
 // udpCore adapts a Server to udprun.Core.
 //
@@ -116,21 +112,26 @@ func (r *Runner) fromSocket(from netip.AddrPort) bool {
 // transport.
 var errAttach = errors.New("server: Attach must be called once, before Run")
 
-// Attach adds t, a second transport beside the UDP socket: sends to its
-// addresses go to t, and the socket drops datagrams from them. It must be
-// called before Run, at most once.
-func (r *Runner) Attach(t Transport) error {
+// Attach adds a second transport beside the UDP socket, such as WebRTC
+// data channels to browsers, whose peers have synthetic addresses in
+// prefix: the server's sends to those addresses go to send instead of the
+// socket (send runs on the goroutine that owns the server, must not block
+// and must not keep p), and the socket drops datagrams from them, so a
+// spoofed datagram cannot speak for a peer of the transport. The
+// transport's peers' packets enter through Inject. It must be called
+// before Run, at most once.
+func (r *Runner) Attach(prefix netip.Prefix, send func(to netip.AddrPort, p []byte)) error {
 	if r.extra != nil || r.started.Load() {
 		return errAttach
 	}
-	r.extra = t
+	r.extra = attached{prefix, send}
 	return nil
 }
 
 // Inject hands the server a packet from from, an address of the attached
-// Transport, on the goroutine that owns it, as if the socket had read it.
+// transport, on the goroutine that owns it, as if the socket had read it.
 // It copies pkt (the caller may reuse it at once), never blocks, and
-// returns false when it drops the packet: no Transport owns from, the
+// returns false when it drops the packet: no transport owns from, the
 // packet buffer pool is full or pkt is longer than a buffer (2048 bytes).
 // Safe from any goroutine; it allocates nothing.
 func (r *Runner) Inject(from netip.AddrPort, pkt []byte) bool {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/internal/testwait"
+	"github.com/snapwire/snapwire/internal/transport"
 )
 
 // fakeTransport owns 100::/64 and records what the server sends it.
@@ -44,10 +45,10 @@ func TestRunnerTransport(t *testing.T) {
 		t.Fatal(err)
 	}
 	ft := &fakeTransport{got: make(chan struct{}, 1)}
-	if err := r.Attach(ft); err != nil {
+	if err := transport.Attach(r, ft); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Attach(ft); err == nil {
+	if err := transport.Attach(r, ft); err == nil {
 		t.Error("a second Attach succeeded")
 	}
 	peer := netip.MustParseAddrPort("[100::5]:1")
@@ -69,7 +70,7 @@ func TestRunnerTransport(t *testing.T) {
 	if !testwait.Until(testwait.Hang, r.started.Load) {
 		t.Fatal("Run did not start")
 	}
-	if err := r.Attach(ft); err == nil {
+	if err := transport.Attach(r, ft); err == nil {
 		t.Error("Attach after Run succeeded")
 	}
 	if !r.Inject(peer, oob(goodConnect(7).Append(nil))) {

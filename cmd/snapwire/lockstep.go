@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/lockstep"
 	"github.com/snapwire/snapwire/internal/netaddr"
 	"github.com/snapwire/snapwire/internal/refgame"
-	"github.com/snapwire/snapwire/lockstep"
 )
 
 func init() {

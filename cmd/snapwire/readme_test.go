@@ -194,9 +194,15 @@ func TestArchitectureImports(t *testing.T) {
 		"netsim":            nil,
 		"token":             nil,
 		"internal/udprun":   nil,
-		"internal/netchan":  {"internal/zrle"},
+		"internal/netchan":  {"internal/zrle", "internal/entropy"},
 		"internal/snapshot": {"bitmsg", "game"},
 		"game":              {"bitmsg"},
+
+		"internal/entropy":   nil,
+		"internal/lockstep":  {"bitmsg", "game"},
+		"internal/ratelimit": nil,
+		"internal/transport": nil,
+		"cmd/internal/rtc":   {"internal/transport", "cmd/internal/signalling"},
 	} {
 		files, err := filepath.Glob(filepath.Join("..", "..", pkg, "*.go"))
 		if err != nil || len(files) == 0 {

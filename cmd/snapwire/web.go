@@ -20,7 +20,7 @@ import (
 
 	"github.com/snapwire/snapwire/cmd/internal/rtc"
 	"github.com/snapwire/snapwire/cmd/internal/web"
-	"github.com/snapwire/snapwire/internal/q3/query"
+	"github.com/snapwire/snapwire/internal/ratelimit"
 	"github.com/snapwire/snapwire/server"
 	"github.com/snapwire/snapwire/token"
 )
@@ -144,7 +144,7 @@ func tokenHandler(key token.Key, servers []netip.AddrPort) http.Handler {
 		servers = servers[len(servers)-token.MaxServers:]
 	}
 	start := time.Now()
-	l := query.NewLimiter(tokenBuckets, tokenBurst, tokenPeriod)
+	l := ratelimit.NewLimiter(tokenBuckets, tokenBurst, tokenPeriod)
 	return limitPerAddr(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var id [8]byte
 		rand.Read(id[:])

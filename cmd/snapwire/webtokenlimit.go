@@ -2,7 +2,7 @@ package main
 
 // "serve --web-tokens": GET /token mints a connect token for anyone who
 // asks, so it is rate-limited per address (a burst, then one a second),
-// the way ioq3 limits its getinfo answers (package q3/query's Limiter:
+// the way ioq3 limits its getinfo answers (package internal/ratelimit's Limiter:
 // a bounded table of buckets, so a flood of addresses costs no memory).
 // The per-address cap on sessions (server.Config.MaxClientsPerIP) is what
 // keeps one host from holding every slot; this bounds what minting costs.
@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/snapwire/snapwire/internal/q3/query"
+	"github.com/snapwire/snapwire/internal/ratelimit"
 )
 
 // Limits of GET /token per client address (an IPv6 address counts by its
@@ -29,7 +29,7 @@ const (
 // limitPerAddr serves h to at most burst requests from one address, then
 // one per period; the rest get 429 Too Many Requests with Retry-After.
 // now is the clock the limiter runs on (time.Since a start, in serve).
-func limitPerAddr(h http.Handler, l *query.Limiter, period time.Duration, now func() time.Duration) http.Handler {
+func limitPerAddr(h http.Handler, l *ratelimit.Limiter, period time.Duration, now func() time.Duration) http.Handler {
 	retry := strconv.Itoa(int(math.Ceil(period.Seconds())))
 	var mu sync.Mutex // the Limiter is not safe for concurrent use
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snapwire/snapwire/internal/q3/query"
+	"github.com/snapwire/snapwire/internal/ratelimit"
 	"github.com/snapwire/snapwire/token"
 )
 
@@ -67,7 +67,7 @@ func TestLimitPerAddr(t *testing.T) {
 	var now time.Duration
 	served := 0
 	h := limitPerAddr(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { served++ }),
-		query.NewLimiter(64, 3, 1500*time.Millisecond), 1500*time.Millisecond, func() time.Duration { return now })
+		ratelimit.NewLimiter(64, 3, 1500*time.Millisecond), 1500*time.Millisecond, func() time.Duration { return now })
 	code := func(remote string) (int, string) {
 		r := httptest.NewRequest(http.MethodGet, "/token", nil)
 		r.RemoteAddr = remote

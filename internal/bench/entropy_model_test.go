@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/snapwire/snapwire/internal/entropy"
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/refgame"
 )
@@ -13,7 +14,7 @@ const entropyModelFile = "../refgame/entropy_model.bin"
 
 // codedBytes is the size of every body range coded with m (the entropy stage alone, without
 // the channel's choice between stages).
-func codedBytes(t *testing.T, m *netchan.EntropyModel, all [][][]byte) int {
+func codedBytes(t *testing.T, m *entropy.Model, all [][][]byte) int {
 	n := 0
 	for _, bodies := range all {
 		for _, b := range bodies {
@@ -45,7 +46,7 @@ func TestEntropyModel(t *testing.T) {
 	for _, bodies := range all {
 		flat = append(flat, bodies...)
 	}
-	fresh := netchan.TrainEntropyModel(flat)
+	fresh := entropy.TrainModel(flat)
 	if *update {
 		b, err := fresh.MarshalBinary()
 		if err != nil {

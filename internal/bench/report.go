@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/entropy"
 )
 
 // The benchmark targets.
@@ -268,7 +268,7 @@ func (r *Result) WriteMarkdown(w io.Writer, notes string) error {
 		}
 	}
 
-	p("\n## Adaptive entropy stage (ours, not the paper's)\n\n`doom3+rc` is `doom3+huff` with a third stage the channel may choose: the body range coded bit by bit (LZMA's binary range coder), each bit's probability chosen by the %d bits before it, starting every packet from the arena's trained prior (internal/refgame/entropy_model.bin, trained on recordings on other map seeds) and adapting within the packet only, since packets are lost. The channel sends it only when it is shorter than both zrle and Huffman, so it is kept exactly where it wins, packet by packet. Bytes are the mean per client-snapshot after the channel header; µs is Build plus the channel's Send per client-snapshot in the pass (the stage's cost beside its saving: the difference of the two columns), and the steady server cost with 256 visible entities, all clients built, from the server cost table's measurement.\n\n", netchan.EntropyContextBits)
+	p("\n## Adaptive entropy stage (ours, not the paper's)\n\n`doom3+rc` is `doom3+huff` with a third stage the channel may choose: the body range coded bit by bit (LZMA's binary range coder), each bit's probability chosen by the %d bits before it, starting every packet from the arena's trained prior (internal/refgame/entropy_model.bin, trained on recordings on other map seeds) and adapting within the packet only, since packets are lost. The channel sends it only when it is shorter than both zrle and Huffman, so it is kept exactly where it wins, packet by packet. Bytes are the mean per client-snapshot after the channel header; µs is Build plus the channel's Send per client-snapshot in the pass (the stage's cost beside its saving: the difference of the two columns), and the steady server cost with 256 visible entities, all clients built, from the server cost table's measurement.\n\n", entropy.ContextBits)
 	p("| scenario | loss | doom3+huff bytes | doom3+rc bytes | saving | doom3+huff µs | doom3+rc µs | added µs | server µs, 256 visible, huff / rc |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	r.rowsAt(func(s ScenarioInfo, l float64, x []*Row) {
 		h, c := x[0], x[1]

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/entropy"
 	"github.com/snapwire/snapwire/internal/zrle"
 )
 
@@ -66,18 +67,18 @@ type Config struct {
 	MaxMessageBytes    int // largest unreliable message, fragmented above MTU; default 65536
 	DisableCompression bool
 	// Huffman, when set, is the static Huffman table (ours, not the
-	// paper's) both ends use: the sender codes a body with it instead of
+	// paper's; package internal/entropy) both ends use: the sender codes a body with it instead of
 	// DOOM III's zrle when that gives a shorter stream, and the receiver
 	// decodes H packets with it (and rejects them, ErrNoHuffmanTable,
 	// when it has none). Both ends must hold the same table. The default
 	// is the paper's pipeline, zrle only.
-	Huffman *HuffmanTable
+	Huffman *entropy.HuffmanTable
 	// Entropy, when set, is the prior of the adaptive entropy stage (ours,
-	// not the paper's; entropy.go) both ends use: the sender range codes a
+	// not the paper's; package internal/entropy's range coder) both ends use: the sender range codes a
 	// body with it when that is shorter than zrle and Huffman, and the
 	// receiver decodes such packets with it (ErrNoEntropyModel when it has
 	// none). Both ends must hold the same model. Default off.
-	Entropy *EntropyModel
+	Entropy *entropy.Model
 	// Burst is the depth of the rate limiter's token bucket in bytes;
 	// 0 means max(Rate/10, 2*(MTU+28)).
 	Burst int
@@ -168,8 +169,8 @@ type Channel struct {
 	stream     []byte
 	hstream    []byte // the body Huffman coded (Config.Huffman), after its length
 	estream    []byte // the body range coded (Config.Entropy), after its length
-	rcEnc      *rcEncoder
-	rcProbs    *[rcContexts]uint16 // the entropy decoder's probabilities
+	rcEnc      *entropy.RangeEncoder
+	rcDec      *entropy.RangeDecoder // the entropy decoder's probabilities
 	packet     []byte
 	clear      time.Duration // rate control: when the bytes sent so far have drained
 	burst      time.Duration
@@ -204,7 +205,7 @@ func New(cfg Config, id ConnID) *Channel {
 		c.crypto = newChannelCrypto(cfg.Keys)
 	}
 	if cfg.Entropy != nil {
-		c.rcEnc, c.rcProbs = &rcEncoder{}, &[rcContexts]uint16{}
+		c.rcEnc, c.rcDec = &entropy.RangeEncoder{}, &entropy.RangeDecoder{}
 	}
 	if cfg.Rate > 0 {
 		c.burst = time.Duration(int64(cfg.Burst) * int64(time.Second) / int64(cfg.Rate))
@@ -295,8 +296,8 @@ func (c *Channel) Send(now time.Duration, typ MessageType, payload []byte, emit 
 			// Coded straight into its own buffer (room for the longest codes): the coder's
 			// length is the size, with no counting pass before it. 16 bytes more let its
 			// 16-byte loop, which needs that room, run to the last 16 bytes of the body.
-			c.hstream = grow(c.hstream, k+(bodyLen*HuffmanMaxBits+7)/8+16)
-			if hb := c.cfg.Huffman.encode(c.hstream[k:], body); hb <= room {
+			c.hstream = grow(c.hstream, k+(bodyLen*entropy.HuffmanMaxBits+7)/8+16)
+			if hb := c.cfg.Huffman.Encode(c.hstream[k:], body); hb <= room {
 				hbytes, room = hb, hb // zrle must now do at least as well
 			}
 		}
@@ -329,7 +330,7 @@ func (c *Channel) Send(now time.Duration, typ MessageType, payload []byte, emit 
 		}
 		if c.cfg.Entropy != nil && limit > 0 {
 			c.estream = grow(c.estream, k+limit)
-			if n := c.rcEnc.encode(c.cfg.Entropy, c.estream[k:k+limit], body); n >= 0 {
+			if n := c.rcEnc.Encode(c.cfg.Entropy, c.estream[k:k+limit], body); n >= 0 {
 				binary.PutUvarint(c.estream, uint64(bodyLen))
 				stream = c.estream[:k+n]
 				flags = flags&^(flagCompressed|flagHuffman) | flagCompressed | flagHuffman
@@ -637,7 +638,7 @@ func (c *Channel) decode(hd *header, stream []byte) ([]byte, error) {
 		if c.cfg.Entropy == nil {
 			return nil, ErrNoEntropyModel
 		}
-		if rcDecode(c.cfg.Entropy, c.rcProbs, c.rbody[:bl], src) != nil {
+		if c.rcDec.Decode(c.cfg.Entropy, c.rbody[:bl], src) != nil {
 			return nil, ErrDecompress
 		}
 		return c.rbody[:bl], nil
@@ -646,7 +647,7 @@ func (c *Channel) decode(hd *header, stream []byte) ([]byte, error) {
 		if c.cfg.Huffman == nil {
 			return nil, ErrNoHuffmanTable
 		}
-		if c.cfg.Huffman.decode(c.rbody[:bl], src) != nil {
+		if c.cfg.Huffman.Decode(c.rbody[:bl], src) != nil {
 			return nil, ErrDecompress
 		}
 		return c.rbody[:bl], nil

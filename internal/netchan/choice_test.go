@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/snapwire/snapwire/internal/entropy"
 	"github.com/snapwire/snapwire/internal/zrle"
 )
 
@@ -62,7 +63,7 @@ func TestStageChoice(t *testing.T) {
 func checkStageChoice(t testing.TB, p []byte, huff bool) uint8 {
 	t.Helper()
 	n := len(p)
-	got := capture(t, New(Config{Huffman: map[bool]*HuffmanTable{true: testHuffman}[huff], MTU: 65000}, 1), 0, 3, p)[0]
+	got := capture(t, New(Config{Huffman: map[bool]*entropy.HuffmanTable{true: testHuffman}[huff], MTU: 65000}, 1), 0, 3, p)[0]
 	k := uvarintLen(uint64(n))
 	room := n - 1 - k
 	zbuf := make([]byte, (zrle.MaxCompressedBits(n*8, zrle.DefaultWordBits)+7)/8+8)
@@ -70,7 +71,7 @@ func checkStageChoice(t testing.TB, p []byte, huff bool) uint8 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	zc, hc := (zb+7)/8, (testHuffman.bits(p)+7)/8
+	zc, hc := (zb+7)/8, (testHuffman.Bits(p)+7)/8
 	var flag uint8
 	switch {
 	case room <= 0:
@@ -86,7 +87,7 @@ func checkStageChoice(t testing.TB, p []byte, huff bool) uint8 {
 			want = append(want, zbuf[:zc]...)
 		} else {
 			h := make([]byte, hc)
-			testHuffman.encode(h, p)
+			testHuffman.Encode(h, p)
 			want = append(want, h...)
 		}
 	}

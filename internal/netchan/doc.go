@@ -17,10 +17,11 @@
 // periodically change the IP port" (DOOM III §3, Quake 3's qport). The body
 // (reliable section and unreliable payload) is compressed with package zrle
 // (DOOM III §4.3) when that makes it smaller, or, with Config.Huffman, with
-// a static Huffman table the game supplies (HuffmanTable, built from the
-// game's measured traffic; snapwire's addition, not in the paper) or with an
-// adaptive range coder from a prior the game supplies (EntropyModel; ours
-// too) when that is smaller still; a message larger than the
+// a static Huffman table the game supplies (entropy.HuffmanTable, built
+// from the game's measured traffic; snapwire's addition, not in the paper)
+// or, with Config.Entropy, with an adaptive range coder from a prior the
+// game supplies (entropy.Model; ours too) when that is smaller still (the
+// two coders are package internal/entropy, as zrle is its own package); a message larger than the
 // MTU is split into up to 255 fragments that each carry the header. A
 // fragmented message is delivered whole or not at all, reliables included;
 // since reliables ride on every message they come with the next one that

@@ -5,9 +5,14 @@ import (
 	"errors"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/snapwire/snapwire/internal/entropy"
 )
 
-// sparseBodies are bodies like bit-packed deltas, from a seeded generator:
+// The channel's entropy stage (Config.Entropy, package internal/entropy's
+// range coder): chosen only when it wins, decoded within the limits.
+
+// sparseBodies (as in internal/entropy's tests) are bodies like bit-packed deltas, from a seeded generator:
 // fields written bit by bit in bitmsg's order (each byte from its least
 // significant bit), each a change flag that is mostly 0 and, when set, a
 // 10-bit value that is mostly small.
@@ -36,36 +41,7 @@ func sparseBodies(seed uint64, n, size int) [][]byte {
 	return out
 }
 
-var testEntropy = TrainEntropyModel(sparseBodies(1, 200, 200))
-
-// The range coder round-trips every body, and its streams are canonical.
-func TestEntropyRoundTrip(t *testing.T) {
-	var e rcEncoder
-	var probs [rcContexts]uint16
-	rng := rand.New(rand.NewPCG(3, 4))
-	bodies := append(sparseBodies(2, 100, 300), []byte{}, []byte{0}, []byte{0xFF}, bytes.Repeat([]byte{0}, 1000))
-	for range 50 {
-		b := make([]byte, rng.IntN(500))
-		for j := range b {
-			b[j] = byte(rng.Uint32()) // incompressible
-		}
-		bodies = append(bodies, b)
-	}
-	for i, body := range bodies {
-		dst := make([]byte, 2*len(body)+16)
-		n := e.encode(testEntropy, dst, body)
-		if n < 0 {
-			t.Fatalf("body %d (%d bytes): no room", i, len(body))
-		}
-		out := make([]byte, len(body))
-		if err := rcDecode(testEntropy, &probs, out, dst[:n]); err != nil || !bytes.Equal(out, body) {
-			t.Fatalf("body %d (%d bytes, stream %d): %v", i, len(body), n, err)
-		}
-		if rcDecode(testEntropy, &probs, out, append(dst[:n:n], 0)) == nil {
-			t.Fatalf("body %d: a trailing zero was accepted", i)
-		}
-	}
-}
+var testEntropy = entropy.TrainModel(sparseBodies(1, 200, 200))
 
 // On sparse bodies like the ones it was trained on, the entropy stage is
 // shorter than zrle and than a Huffman code trained on the same bodies.
@@ -76,7 +52,7 @@ func TestEntropyBeatsZrleAndHuffmanOnSparseBodies(t *testing.T) {
 			freq[c]++
 		}
 	}
-	huff, err := NewHuffmanTable(BuildHuffmanLengths(freq))
+	huff, err := entropy.NewHuffmanTable(entropy.BuildHuffmanLengths(freq))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,23 +100,6 @@ func TestEntropyOnlyWhenShorter(t *testing.T) {
 	}
 }
 
-// A model survives MarshalBinary and NewEntropyModel; bad models are
-// rejected.
-func TestEntropyModelBinary(t *testing.T) {
-	b, _ := testEntropy.MarshalBinary()
-	m, err := NewEntropyModel(b)
-	if err != nil || m.prior != testEntropy.prior {
-		t.Fatalf("round trip: %v", err)
-	}
-	if _, err := NewEntropyModel(b[:100]); err == nil {
-		t.Fatal("short model accepted")
-	}
-	b[10], b[11] = 0, 0
-	if _, err := NewEntropyModel(b); err == nil {
-		t.Fatal("probability 0 accepted")
-	}
-}
-
 // Sending and receiving through the entropy stage allocates nothing.
 func TestEntropyNoAllocs(t *testing.T) {
 	body := sparseBodies(8, 1, 200)[0]
@@ -158,34 +117,6 @@ func TestEntropyNoAllocs(t *testing.T) {
 	if allocs != 0 || h.unrel == 0 {
 		t.Fatalf("%v allocations per packet, %d delivered", allocs, h.unrel)
 	}
-}
-
-// FuzzEntropyDecode: any stream decodes or is rejected, without panicking,
-// and what decodes survives a round trip of its own. (A range coder's
-// stream is not unique: several streams decode to one body.)
-func FuzzEntropyDecode(f *testing.F) {
-	var e rcEncoder
-	for _, b := range sparseBodies(10, 20, 100) {
-		dst := make([]byte, 2*len(b)+16)
-		n := e.encode(testEntropy, dst, b)
-		f.Add(dst[:n], uint16(len(b)))
-	}
-	f.Add([]byte{}, uint16(0))
-	f.Add([]byte{0xFF, 0xFF, 0xFF, 0xFF, 0xFF}, uint16(40))
-	f.Fuzz(func(t *testing.T, src []byte, n uint16) {
-		var probs [rcContexts]uint16
-		out := make([]byte, int(n)%4096)
-		if rcDecode(testEntropy, &probs, out, src) != nil {
-			return
-		}
-		var e rcEncoder
-		dst := make([]byte, 2*len(out)+16)
-		k := e.encode(testEntropy, dst, out)
-		again := make([]byte, len(out))
-		if k < 0 || rcDecode(testEntropy, &probs, again, dst[:k]) != nil || !bytes.Equal(again, out) {
-			t.Fatalf("%x decodes to %x, whose own stream %x does not round-trip", src, out, dst[:max(k, 0)])
-		}
-	})
 }
 
 // A stream that decodes to a payload larger than the receiver's

@@ -27,9 +27,10 @@ import (
 //	A  ack valid: ack holds the low 16 bits of the last sequence this
 //	   side received from the peer (unset until it received one).
 //	H  Huffman: the stream is a uvarint body length then the body coded
-//	   with snapwire's static Huffman table (huffman.go; ours, not the
-//	   paper's). C and H together: the stream is a uvarint body length
-//	   then the body range coded with the entropy model (entropy.go; ours).
+//	   with snapwire's static Huffman table (internal/entropy huffman.go;
+//	   ours, not the paper's). C and H together: the stream is a uvarint
+//	   body length then the body range coded with the entropy model
+//	   (internal/entropy rangecoder.go; ours).
 //	E  encrypted: everything after the header and, if F, the fragment
 //	   header is ChaCha20-Poly1305 ciphertext followed by a 16-byte tag
 //	   (crypto.go); a channel with Config.Keys sends and accepts only

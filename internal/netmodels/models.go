@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/lockstep"
 	"github.com/snapwire/snapwire/internal/matchsim"
 	"github.com/snapwire/snapwire/internal/refgame"
-	"github.com/snapwire/snapwire/lockstep"
 	"github.com/snapwire/snapwire/netsim"
 )
 

@@ -3,7 +3,7 @@ package refgame
 import (
 	"sync"
 
-	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/entropy"
 )
 
 // HuffmanTable returns the arena's static Huffman table for the message
@@ -13,10 +13,10 @@ import (
 // benchmark's, in huffman_table.go. A channel configured with it codes an
 // arena body with it whenever that is shorter than zrle; server and client
 // must both use it. The table is built once and shared read-only.
-func HuffmanTable() *netchan.HuffmanTable { return huffmanTable() }
+func HuffmanTable() *entropy.HuffmanTable { return huffmanTable() }
 
-var huffmanTable = sync.OnceValue(func() *netchan.HuffmanTable {
-	t, err := netchan.NewHuffmanTable(huffmanLengths)
+var huffmanTable = sync.OnceValue(func() *entropy.HuffmanTable {
+	t, err := entropy.NewHuffmanTable(huffmanLengths)
 	if err != nil {
 		// huffman_table.go is generated and checked by TestHuffmanTableLoads.
 		panic("refgame: huffman_table.go: " + err.Error())

@@ -6,7 +6,7 @@ import (
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/entropy"
 )
 
 // Two worlds fed the same commands for 10,000 frames stay bit-identical (DOOM III §2: everything
@@ -247,9 +247,9 @@ func itoa(v int) string {
 }
 
 // TestHuffmanTableLoads: the generated code lengths form a complete code of
-// at most netchan.HuffmanMaxBits bits (NewHuffmanTable checks both).
+// at most entropy.HuffmanMaxBits bits (NewHuffmanTable checks both).
 func TestHuffmanTableLoads(t *testing.T) {
-	if _, err := netchan.NewHuffmanTable(huffmanLengths); err != nil {
+	if _, err := entropy.NewHuffmanTable(huffmanLengths); err != nil {
 		t.Fatal(err)
 	}
 	if HuffmanTable().Lengths() != huffmanLengths {
@@ -259,7 +259,7 @@ func TestHuffmanTableLoads(t *testing.T) {
 
 // TestEntropyModelLoads: the embedded entropy model is well formed.
 func TestEntropyModelLoads(t *testing.T) {
-	if _, err := netchan.NewEntropyModel(entropyModel); err != nil {
+	if _, err := entropy.NewModel(entropyModel); err != nil {
 		t.Fatal(err)
 	}
 }

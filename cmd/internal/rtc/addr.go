@@ -9,7 +9,7 @@ import (
 // the IPv6 discard-only address block (RFC 6666). It is reserved so that
 // traffic to it is discarded; no real host sends from it, so it cannot
 // collide with a UDP client, and server.Runner drops datagrams claiming a
-// source in it (server.Transport.Prefix).
+// source in it (transport.Transport.Prefix).
 var Prefix = netip.MustParsePrefix("100::/64")
 
 // peerPort is the port of every synthetic address: the peer id is in the

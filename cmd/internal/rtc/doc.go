@@ -3,7 +3,8 @@
 // as UDP clients, through the same server core.
 //
 // Layers (docs/ARCHITECTURE.md): rtc sits beside the UDP socket at the
-// bottom of the stack. Each data-channel message is one netchan packet,
+// bottom of the stack, below the server: it implements the contract of
+// internal/transport and imports no server package. Each data-channel message is one netchan packet,
 // unchanged; the channel is unordered with no retransmission
 // (ordered=false, maxRetransmits=0: RFC 8831 §6.1, partial reliability
 // of RFC 3758), so it keeps UDP's semantics — packets may be lost or
@@ -17,9 +18,10 @@
 // Prefix, 100::/64, the IPv6 discard-only block of RFC 6666: no datagram
 // from a real host has such a source, and server.Runner's UDP socket drops
 // any that claims one, so a peer's address names it and nothing else.
-// Server implements server.Transport: the core's sends to a peer's address
-// become data-channel messages, and every message a peer sends enters the
-// core through Runner.Inject, on the goroutine that owns the match (one
+// Server implements transport.Transport, and Attach attaches it to a
+// runner (transport.Host, server.Runner): the core's sends to a peer's
+// address become data-channel messages, and every message a peer sends
+// enters the core through the runner's Inject, on the goroutine that owns the match (one
 // goroutine owns a match; docs/ARCHITECTURE.md).
 //
 // The Go client side (Dial) is pion on both ends: tests, and "snapwire

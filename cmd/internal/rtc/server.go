@@ -19,13 +19,14 @@ import (
 	"time"
 
 	"github.com/pion/webrtc/v4"
-	"github.com/snapwire/snapwire/server"
+	"github.com/snapwire/snapwire/internal/transport"
 )
 
 // Config configures a Server.
 type Config struct {
-	// Inject hands the server core a packet from a peer (server.Runner's
-	// Inject): it must copy pkt and not block. Required.
+	// Inject hands the server core a packet from a peer (the Inject of the
+	// runner it is attached to, transport.Host): it must copy pkt and not
+	// block. Required.
 	Inject func(from netip.AddrPort, pkt []byte) bool
 	// HostIPs restricts the server's ICE candidates to these addresses
 	// (host candidates; loopback allowed). Empty: every interface but
@@ -103,7 +104,7 @@ type Stats struct {
 
 // Server is the WebRTC transport of a snapwire server: an http.Handler
 // for signalling (POST an SDP offer, get the answer) and a
-// server.Transport for the peers it connected.
+// transport.Transport for the peers it connected.
 type Server struct {
 	cfg    Config
 	api    *webrtc.API
@@ -118,6 +119,9 @@ type Server struct {
 	msgsIn, bytesIn, inDropped                 atomic.Uint64
 	msgsOut, bytesOut, outDropped              atomic.Uint64
 }
+
+// A Server is a transport a server runner attaches (internal/transport).
+var _ transport.Transport = (*Server)(nil)
 
 // peer is one browser (or Go client) connection.
 type peer struct {
@@ -167,11 +171,11 @@ func NewServer(cfg Config) (*Server, error) {
 	return &Server{cfg: cfg, api: newAPI(cfg.HostIPs, cfg.Logger), cert: *cert, peers: make(map[uint64]*peer)}, nil
 }
 
-// Prefix is the range of the peers' addresses (server.Transport).
+// Prefix is the range of the peers' addresses (transport.Transport).
 func (s *Server) Prefix() netip.Prefix { return Prefix }
 
 // Send sends p to the peer at to as one data-channel message
-// (server.Transport). It runs on the goroutine that owns the server core:
+// (transport.Transport). It runs on the goroutine that owns the server core:
 // it never blocks (pion's SCTP queues the message, copying it) and drops
 // the packet when the peer is unknown, its channel is not open, or more
 // than Config.MaxBuffered bytes wait unsent. It allocates nothing of its
@@ -599,14 +603,14 @@ func keepCandidatesFrom(offer string, from netip.Addr) string {
 
 // Attach makes a Server whose peers' packets go to r (Config.Inject is
 // r.Inject) and attaches it as r's second transport, before r runs; the
-// Server is closed again if r refuses it.
-func Attach(r *server.Runner, cfg Config) (*Server, error) {
+// Server is closed again if r refuses it. r is a server.Runner.
+func Attach(r transport.Host, cfg Config) (*Server, error) {
 	cfg.Inject = r.Inject
 	s, err := NewServer(cfg)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.Attach(s); err != nil {
+	if err := transport.Attach(r, s); err != nil {
 		s.Close()
 		return nil, err
 	}

@@ -57,7 +57,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/internal/q3/oob"
-	"github.com/snapwire/snapwire/internal/q3/query"
+	"github.com/snapwire/snapwire/internal/ratelimit"
 )
 
 // Config tunes a Master; zero fields take the defaults in brackets.
@@ -198,9 +198,9 @@ type Master struct {
 	// byCount[n] holds the addresses with n servers listed (n ≥ 1): the
 	// fullest is found in MaxServersPerAddr steps, whatever the table.
 	byCount []map[netip.Addr]struct{}
-	cursor  int            // where the next unproven answer's window starts
-	beats   *query.Limiter // heartbeats per IP
-	queries *query.Limiter // getservers and getserversCookie per IP
+	cursor  int                // where the next unproven answer's window starts
+	beats   *ratelimit.Limiter // heartbeats per IP
+	queries *ratelimit.Limiter // getservers and getserversCookie per IP
 	// Global budgets: getinfo challenges, proven listings, unproven answers.
 	challenges, listings, unproven budget
 	mac                            hash.Hash // HMAC-SHA256 keyed with Config.Secret
@@ -218,8 +218,8 @@ func New(cfg Config, send func(to netip.AddrPort, p []byte)) *Master {
 		servers:    map[netip.AddrPort]*entry{},
 		hosts:      map[netip.Addr][]*entry{},
 		byCount:    makeCounts(cfg.MaxServersPerAddr),
-		beats:      query.NewLimiter(4096, cfg.HeartbeatBurst, cfg.HeartbeatPeriod),
-		queries:    query.NewLimiter(4096, cfg.QueryBurst, cfg.QueryPeriod),
+		beats:      ratelimit.NewLimiter(4096, cfg.HeartbeatBurst, cfg.HeartbeatPeriod),
+		queries:    ratelimit.NewLimiter(4096, cfg.QueryBurst, cfg.QueryPeriod),
 		challenges: budget{max: cfg.GlobalPerSecond},
 		listings:   budget{max: cfg.ListPerSecond},
 		unproven:   budget{max: cfg.UnprovenPerSecond},

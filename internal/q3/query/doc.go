@@ -12,7 +12,8 @@
 // of the address (memory never grows with the number of senders; a full
 // probe window evicts its stalest bucket), plus one global bucket (10 per
 // 100 ms) that caps the outbound bandwidth a flood of spoofed addresses
-// can cause. Serve runs a Responder on a UDP socket.
+// can cause; the buckets are package internal/ratelimit's. Serve runs a
+// Responder on a UDP socket.
 //
 // It sits beside package oob, whose message types it uses; a server
 // routes a connectionless packet here when IsQuery says so.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/internal/q3/oob"
+	"github.com/snapwire/snapwire/internal/ratelimit"
 )
 
 // maxChallenge is the longest challenge ioq3 echoes (SVC_Info drops longer).
@@ -57,6 +58,15 @@ type SourceFunc func(st *Status)
 // QueryStatus implements Source.
 func (f SourceFunc) QueryStatus(st *Status) { f(st) }
 
+// Rate limits of ioq3 SVC_Info / SVC_Status.
+const (
+	DefaultBurst        = 10          // requests an address may make at once
+	DefaultPeriod       = time.Second // then one more per period
+	DefaultGlobalBurst  = 10          // outboundLeakyBucket: 10 ...
+	DefaultGlobalPeriod = 100 * time.Millisecond
+	DefaultBuckets      = 4096 // per-address table size (a power of two)
+)
+
 // Config tunes a Responder; zero fields take the ioq3 values.
 type Config struct {
 	Buckets      int // per-address table size (DefaultBuckets)
@@ -77,10 +87,8 @@ type Stats struct {
 // Responder answers getinfo and getstatus.
 type Responder struct {
 	src    Source
-	addr   *Limiter
-	global bucket
-	gBurst int32
-	gMs    int64
+	addr   *ratelimit.Limiter
+	global *ratelimit.Bucket
 	st     Status
 	sb     strings.Builder
 	stats  Stats
@@ -104,9 +112,8 @@ func NewResponder(src Source, cfg Config) *Responder {
 		cfg.GlobalPeriod = DefaultGlobalPeriod
 	}
 	return &Responder{
-		src: src, addr: NewLimiter(cfg.Buckets, cfg.Burst, cfg.Period),
-		gBurst: int32(cfg.GlobalBurst), gMs: max(cfg.GlobalPeriod.Milliseconds(), 1),
-		global: bucket{used: true},
+		src: src, addr: ratelimit.NewLimiter(cfg.Buckets, cfg.Burst, cfg.Period),
+		global: ratelimit.NewBucket(cfg.GlobalBurst, cfg.GlobalPeriod),
 	}
 }
 
@@ -156,7 +163,7 @@ func (r *Responder) Handle(now time.Duration, from netip.AddrPort, pkt, dst []by
 		r.stats.LimitedAddress++
 		return dst, false
 	}
-	if !r.global.allow(now.Milliseconds(), r.gBurst, r.gMs) {
+	if !r.global.Allow(now) {
 		r.stats.LimitedGlobal++
 		return dst, false
 	}

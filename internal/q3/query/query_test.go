@@ -139,43 +139,6 @@ func TestRateLimit(t *testing.T) {
 	}
 }
 
-// TestLimiterBounded: a flood from a million addresses does not grow the
-// table, and an address that keeps asking at its allowed rate keeps its
-// bucket long enough to stay limited.
-func TestLimiterBounded(t *testing.T) {
-	l := NewLimiter(1024, 10, time.Second)
-	size := l.Len()
-	a := netip.MustParseAddr("192.0.2.1")
-	for i := range 10 {
-		l.Allow(0, a)
-		_ = i
-	}
-	if l.Allow(0, a) {
-		t.Fatal("11th request allowed")
-	}
-	for i := range 1 << 20 {
-		b := netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})
-		l.Allow(time.Duration(i)*time.Microsecond, b)
-	}
-	if l.Len() != size {
-		t.Fatalf("table grew from %d to %d", size, l.Len())
-	}
-	allocs := testing.AllocsPerRun(1000, func() { l.Allow(2*time.Second, a) })
-	if allocs != 0 {
-		t.Errorf("Allow allocates %v times", allocs)
-	}
-}
-
-func BenchmarkLimiterAllow(b *testing.B) {
-	l := NewLimiter(DefaultBuckets, DefaultBurst, DefaultPeriod)
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		i++
-		l.Allow(time.Duration(i)*time.Millisecond, netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)}))
-	}
-}
-
 func BenchmarkHandleStatus(b *testing.B) {
 	r := NewResponder(fixture, Config{Burst: 1 << 30, GlobalBurst: 1 << 30})
 	q := []byte("\xff\xff\xff\xffgetstatus x")

@@ -14,8 +14,8 @@
 // a peer's packet. Commands are sent to every other peer, redundantly in
 // every packet until that peer acknowledges them (its packets carry the
 // last frame up to which it holds all of ours). Every HashEvery frames a
-// peer hashes its game state (the snapshot encoding of every entity and
-// state, snapshot.CommonBase.Hash) and sends the latest hash; a peer that
+// peer hashes its game state (FNV-1a 64 of the snapshot encoding of every
+// entity and state, hash.go) and sends the latest hash; a peer that
 // finds another's hash for a frame different from its own stops with a
 // DesyncError naming that frame and the last frame known equal. New
 // players cannot join a running match, as in DOOM.
@@ -47,6 +47,10 @@
 // server, in packet-server mode) for Config.PeerTimeout, stops with a
 // PeerGoneError and sends nothing more: lockstep cannot go on without
 // every peer's commands.
+//
+// The package is the comparison the DOOM III model is measured against,
+// not part of the library's API: "snapwire lockstep" plays it over UDP and
+// "snapwire models" (internal/netmodels) runs it beside the other models.
 package lockstep
 
 import (
@@ -56,7 +60,6 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/snapshot"
 )
 
 // Limits of the format and of a peer's memory.
@@ -207,8 +210,7 @@ type Peer struct {
 	lastEqual [MaxPeers]game.Frame
 	lastSend  time.Duration
 	sentOnce  bool
-	base      *snapshot.CommonBase
-	states    []game.Snapshotter
+	hasher    stateHasher
 
 	// heard[c]: a packet came from c (peer, or Peers for the server)
 	// since the last Advance, which notes the time in lastHeard[c].
@@ -254,8 +256,7 @@ func New(cfg Config, g game.Game, input Input, send func(peer int, p []byte)) (*
 	if cfg.InputDelay >= Window-MaxCmdsPerPacket {
 		return nil, fmt.Errorf("lockstep: input delay %d too large", cfg.InputDelay)
 	}
-	p := &Peer{cfg: cfg, g: g, input: input, sendFn: send, next: 1,
-		base: snapshot.NewCommonBase(g.Registry().NumStates()), states: make([]game.Snapshotter, g.Registry().NumStates())}
+	p := &Peer{cfg: cfg, g: g, input: input, sendFn: send, next: 1}
 	for c := range cfg.Peers {
 		if err := g.ClientConnected(game.ClientNum(c)); err != nil {
 			return nil, err
@@ -450,15 +451,14 @@ func sortCmds(c []game.PlayerCmd) {
 	}
 }
 
-// stateHash hashes the snapshot encoding of every entity and state.
+// stateHash hashes the snapshot encoding of every entity and state
+// (stateHasher); a state that cannot be encoded hashes to 0.
 func (p *Peer) stateHash() uint64 {
-	for i := range p.states {
-		p.states[i] = p.g.State(0, game.StateID(i))
-	}
-	if err := p.base.Init(p.g, p.states); err != nil {
+	h, err := p.hasher.hash(p.g)
+	if err != nil {
 		return 0
 	}
-	return p.base.Hash()
+	return h
 }
 
 // send builds and sends one packet to every other peer: our commands it

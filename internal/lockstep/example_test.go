@@ -7,7 +7,7 @@ import (
 
 	"github.com/snapwire/snapwire/examples/guide"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/lockstep"
+	"github.com/snapwire/snapwire/internal/lockstep"
 )
 
 // Two peers of the guide game, their packets handed over directly: each

@@ -1,4 +1,4 @@
-package query
+package ratelimit
 
 import (
 	"hash/maphash"
@@ -6,15 +6,8 @@ import (
 	"time"
 )
 
-// Rate limits of ioq3 SVC_Info / SVC_Status.
-const (
-	DefaultBurst        = 10          // requests an address may make at once
-	DefaultPeriod       = time.Second // then one more per period
-	DefaultGlobalBurst  = 10          // outboundLeakyBucket: 10 ...
-	DefaultGlobalPeriod = 100 * time.Millisecond
-	DefaultBuckets      = 4096 // per-address table size (a power of two)
-	probeWindow         = 8    // slots looked at per address
-)
+// probeWindow is how many slots of the table an address may use.
+const probeWindow = 8
 
 // bucket is ioq3 leakyBucket_t.
 type bucket struct {
@@ -92,3 +85,25 @@ func (l *Limiter) Allow(now time.Duration, addr netip.Addr) bool {
 
 // Len is the number of buckets (the memory bound).
 func (l *Limiter) Len() int { return len(l.slots) }
+
+// Bucket is one leaky bucket for all senders together (ioq3
+// outboundLeakyBucket, which SVC_Info and SVC_Status check after the
+// per-address bucket): it caps what a flood from spoofed addresses, which
+// no per-address bucket stops, can make a server send.
+type Bucket struct {
+	b        bucket
+	burst    int32
+	periodMs int64
+}
+
+// NewBucket returns an empty bucket allowing burst requests, then one per
+// period.
+func NewBucket(burst int, period time.Duration) *Bucket {
+	return &Bucket{b: bucket{used: true}, burst: int32(max(burst, 1)), periodMs: max(period.Milliseconds(), 1)}
+}
+
+// Allow reports whether one more request may be answered at now, and
+// counts it.
+func (b *Bucket) Allow(now time.Duration) bool {
+	return b.b.allow(now.Milliseconds(), b.burst, b.periodMs)
+}

@@ -1,4 +1,4 @@
-package netchan
+package entropy
 
 import (
 	"errors"
@@ -8,66 +8,66 @@ import (
 // snapwire's adaptive entropy stage (ours, not DOOM III's): a binary range
 // coder over the body's bits in the order bitmsg writes them (byte by byte,
 // each byte from its least significant bit), each bit coded with an
-// adaptive probability chosen by the EntropyContextBits bits before it. The
-// probabilities start every packet from a trained prior (EntropyModel, built
-// by TrainEntropyModel from a game's own channel bodies) and adapt within the
+// adaptive probability chosen by the ContextBits bits before it. The
+// probabilities start every packet from a trained prior (Model, built
+// by TrainModel from a game's own channel bodies) and adapt within the
 // packet only, since a packet may be lost: no state crosses packets, as with
 // zrle and the static Huffman stage. The coder is the carry-less binary
 // range coder of LZMA (11-bit probabilities, 32-bit range, byte-wise
 // renormalisation; Igor Pavlov's LZMA SDK, "rc" in LzmaEnc.c/LzmaDec.c);
-// the context model and the prior are ours. A sender with Config.Entropy
-// codes a body with it when that is shorter than both zrle and Huffman
-// (flags C and H together).
+// the context model and the prior are ours. A sender with
+// netchan.Config.Entropy codes a body with it when that is shorter than
+// both zrle and Huffman (flags C and H together).
 //
 // Stream (after the uvarint body length): the range coder's output without
 // its first byte (always 0) and without trailing zero bytes; the decoder
 // reads zeros past the end. A stream is canonical: it must not end in a 0
 // byte, and decoding the body must consume all of it.
 
-// EntropyContextBits is the number of preceding bits that choose a bit's
-// probability: a model holds 1<<EntropyContextBits probabilities.
-const EntropyContextBits = 12
+// ContextBits is the number of preceding bits that choose a bit's
+// probability: a model holds 1<<ContextBits probabilities.
+const ContextBits = 12
 
 const (
 	rcProbBits  = 11 // LZMA kNumBitModelTotalBits
 	rcProbOne   = 1 << rcProbBits
 	rcMoveBits  = 5 // LZMA kNumMoveBits: adaptation rate
 	rcTopValue  = 1 << 24
-	rcContexts  = 1 << EntropyContextBits
+	rcContexts  = 1 << ContextBits
 	rcCtxMask   = rcContexts - 1
 	rcProbMin   = 31
 	rcProbMax   = rcProbOne - 31
 	rcModelSize = 2 * rcContexts // bytes of a serialised model
 )
 
-// EntropyModel is the prior of the entropy stage: for each context, the
-// probability (in 1/2048) that the next bit is 0. Both ends of a channel
-// must hold the same model. It is shared read-only by any number of
-// channels.
-type EntropyModel struct {
+// Model is the prior of the range coder (the channel's entropy stage): for
+// each context, the probability (in 1/2048) that the next bit is 0. Both
+// ends of a channel must hold the same model. It is shared read-only by any
+// number of channels.
+type Model struct {
 	prior [rcContexts]uint16
 }
 
-// NewEntropyModel reads a model serialised by EntropyModel.MarshalBinary:
-// 1<<EntropyContextBits little-endian 16-bit probabilities, each in
+// NewModel reads a model serialised by Model.MarshalBinary:
+// 1<<ContextBits little-endian 16-bit probabilities, each in
 // 31..2017 (so that no bit costs more than about 6 bits).
-func NewEntropyModel(b []byte) (*EntropyModel, error) {
+func NewModel(b []byte) (*Model, error) {
 	if len(b) != rcModelSize {
-		return nil, fmt.Errorf("netchan: entropy model is %d bytes, want %d", len(b), rcModelSize)
+		return nil, fmt.Errorf("entropy: model is %d bytes, want %d", len(b), rcModelSize)
 	}
-	m := &EntropyModel{}
+	m := &Model{}
 	for i := range m.prior {
 		p := uint16(b[2*i]) | uint16(b[2*i+1])<<8
 		if p < rcProbMin || p > rcProbMax {
-			return nil, fmt.Errorf("netchan: entropy model probability %d of context %d outside %d..%d", p, i, rcProbMin, rcProbMax)
+			return nil, fmt.Errorf("entropy: model probability %d of context %d outside %d..%d", p, i, rcProbMin, rcProbMax)
 		}
 		m.prior[i] = p
 	}
 	return m, nil
 }
 
-// MarshalBinary serialises the model for NewEntropyModel.
-func (m *EntropyModel) MarshalBinary() ([]byte, error) {
+// MarshalBinary serialises the model for NewModel.
+func (m *Model) MarshalBinary() ([]byte, error) {
 	b := make([]byte, rcModelSize)
 	for i, p := range m.prior {
 		b[2*i], b[2*i+1] = byte(p), byte(p>>8)
@@ -75,10 +75,10 @@ func (m *EntropyModel) MarshalBinary() ([]byte, error) {
 	return b, nil
 }
 
-// TrainEntropyModel builds a model from sample bodies (uncompressed channel
+// TrainModel builds a model from sample bodies (uncompressed channel
 // bodies, as a game's traffic carries them): each context's probability of a
 // 0 bit is its measured frequency, smoothed (add one half) and clamped.
-func TrainEntropyModel(bodies [][]byte) *EntropyModel {
+func TrainModel(bodies [][]byte) *Model {
 	var zeros, total [rcContexts]uint64
 	for _, b := range bodies {
 		ctx := uint32(0)
@@ -93,7 +93,7 @@ func TrainEntropyModel(bodies [][]byte) *EntropyModel {
 			}
 		}
 	}
-	m := &EntropyModel{}
+	m := &Model{}
 	for i := range m.prior {
 		p := (float64(zeros[i]) + 0.5) / (float64(total[i]) + 1) * rcProbOne
 		m.prior[i] = uint16(min(max(int(p+0.5), rcProbMin), rcProbMax))
@@ -101,9 +101,9 @@ func TrainEntropyModel(bodies [][]byte) *EntropyModel {
 	return m
 }
 
-// rcEncoder is the range coder's state for one body, with its adaptive
-// probabilities; it lives in the Channel and allocates nothing per packet.
-type rcEncoder struct {
+// RangeEncoder is the range coder's state for one body, with its adaptive
+// probabilities; a channel keeps one and it allocates nothing per packet.
+type RangeEncoder struct {
 	probs     [rcContexts]uint16
 	low       uint64
 	rng       uint32
@@ -115,9 +115,9 @@ type rcEncoder struct {
 	overflow  bool
 }
 
-// encode codes src into dst and returns the stream's length, or -1 when it
+// Encode codes src into dst with model m and returns the stream's length, or -1 when it
 // would not fit in dst.
-func (e *rcEncoder) encode(m *EntropyModel, dst, src []byte) int {
+func (e *RangeEncoder) Encode(m *Model, dst, src []byte) int {
 	e.probs = m.prior
 	e.low, e.rng, e.cache, e.cacheSize = 0, 0xFFFFFFFF, 0, 1
 	e.out, e.pos, e.first, e.overflow = dst, 0, true, false
@@ -158,7 +158,7 @@ func (e *rcEncoder) encode(m *EntropyModel, dst, src []byte) int {
 	return n
 }
 
-func (e *rcEncoder) shiftLow() {
+func (e *RangeEncoder) shiftLow() {
 	if uint32(e.low) < 0xFF000000 || e.low>>32 != 0 {
 		carry := byte(e.low >> 32)
 		temp := e.cache
@@ -176,7 +176,7 @@ func (e *rcEncoder) shiftLow() {
 	e.low = (e.low & 0x00FFFFFF) << 8
 }
 
-func (e *rcEncoder) put(b byte) {
+func (e *RangeEncoder) put(b byte) {
 	if e.first {
 		e.first = false // LZMA's first byte is always 0
 		return
@@ -189,11 +189,23 @@ func (e *rcEncoder) put(b byte) {
 	e.pos++
 }
 
-var errEntropy = errors.New("netchan: bad entropy-coded stream")
+var errEntropy = errors.New("entropy: bad range-coded stream")
 
-// decode decodes exactly len(dst) bytes from src with model m, using probs
+// RangeDecoder holds the adaptive probabilities of the body being decoded;
+// a channel keeps one and it allocates nothing per packet.
+type RangeDecoder struct {
+	probs [rcContexts]uint16
+}
+
+// Decode decodes exactly len(dst) bytes from src with model m. The stream
+// must be canonical (see above) and decode to exactly len(dst) bytes.
+func (d *RangeDecoder) Decode(m *Model, dst, src []byte) error {
+	return rcDecode(m, &d.probs, dst, src)
+}
+
+// rcDecode decodes exactly len(dst) bytes from src with model m, using probs
 // as its scratch probabilities.
-func rcDecode(m *EntropyModel, probs *[rcContexts]uint16, dst, src []byte) error {
+func rcDecode(m *Model, probs *[rcContexts]uint16, dst, src []byte) error {
 	if len(src) > 0 && src[len(src)-1] == 0 {
 		return errEntropy // not canonical: the encoder drops trailing zeros
 	}
