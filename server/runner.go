@@ -32,7 +32,7 @@ type Runner struct {
 
 // A Transport carries the server's packets for a range of addresses that
 // are not reached through the UDP socket: WebRTC data channels to
-// browsers (internal/webrtc), each peer given a synthetic address in
+// browsers (cmd/internal/rtc), each peer given a synthetic address in
 // Prefix. Its peers' packets enter the server through Runner.Inject, so
 // the one goroutine that owns the server handles them like datagrams;
 // the server's sends to an address in Prefix go to Send instead of the

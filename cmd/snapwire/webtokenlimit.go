@@ -2,7 +2,7 @@ package main
 
 // "serve --web-tokens": GET /token mints a connect token for anyone who
 // asks, so it is rate-limited per address (a burst, then one a second),
-// the way ioq3 limits its getinfo answers (package q3/query's Limiter:
+// the way ioq3 limits its getinfo answers (package internal/q3/query's Limiter:
 // a bounded table of buckets, so a flood of addresses costs no memory).
 // The per-address cap on sessions (server.Config.MaxClientsPerIP) is what
 // keeps one host from holding every slot; this bounds what minting costs.

@@ -30,12 +30,17 @@ const repoRoot = "../.."
 // modules) or on README.md, BENCHMARKS.md or docs/*.md when it names a
 // package or file of this repository that does not exist: a stale name left
 // by a move (issue 23: examples/arena, proto, q3/msg without internal/) or a
-// path outside the repository. What counts as a name, and what is allowed,
-// is docChecker's doc.
+// path outside the repository; and on a package doc comment ("Package foo
+// ...") that names another package than its file's package clause. What
+// counts as a name, and what is allowed, is docChecker's doc.
 func TestDocNames(t *testing.T) {
 	c := newDocChecker(t)
 	var found int
 	for _, f := range c.docFiles(t) {
+		if f.docName != "" && f.docName != f.pkgName {
+			t.Errorf("%s:%d: the package doc says package %s, the file is package %s", f.name, f.docLine, f.docName, f.pkgName)
+			found++
+		}
 		for _, p := range c.check(f.name, f.text) {
 			t.Errorf("%s:%d: %s", f.name, p.line, p.msg)
 			found++
@@ -237,8 +242,14 @@ func goList(env []string, args ...string) ([]listedPackage, error) {
 }
 
 // docFile is a file's documentation: the comments of a Go file, all of a
-// Markdown file.
-type docFile struct{ name, text string }
+// Markdown file. For a Go file with a package doc comment ("Package foo
+// ..."), docName is the name that comment gives at docLine, and pkgName
+// the name of the package clause.
+type docFile struct {
+	name, text       string
+	docName, pkgName string
+	docLine          int
+}
 
 // docFiles returns the comments of every Go file of both modules (outside
 // testdata and the directories skipDir leaves out) and the Markdown files
@@ -252,7 +263,7 @@ func (c *docChecker) docFiles(t *testing.T) []docFile {
 		if err != nil {
 			t.Fatal(err)
 		}
-		files = append(files, docFile{name, string(b)})
+		files = append(files, docFile{name: name, text: string(b)})
 	}
 	md, _ := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
 	for _, p := range md {
@@ -260,7 +271,7 @@ func (c *docChecker) docFiles(t *testing.T) []docFile {
 		if err != nil {
 			t.Fatal(err)
 		}
-		files = append(files, docFile{"docs/" + filepath.Base(p), string(b)})
+		files = append(files, docFile{name: "docs/" + filepath.Base(p), text: string(b)})
 	}
 	err := filepath.WalkDir(repoRoot, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -292,7 +303,13 @@ func (c *docChecker) docFiles(t *testing.T) []docFile {
 			}
 		}
 		rel, _ := filepath.Rel(repoRoot, p)
-		files = append(files, docFile{filepath.ToSlash(rel), strings.Join(lines, "\n")})
+		df := docFile{name: filepath.ToSlash(rel), text: strings.Join(lines, "\n"), pkgName: f.Name.Name}
+		if f.Doc != nil {
+			if m := packageDocRE.FindStringSubmatch(f.Doc.Text()); m != nil {
+				df.docName, df.docLine = m[1], fset.Position(f.Doc.Pos()).Line
+			}
+		}
+		files = append(files, df)
 		return nil
 	})
 	if err != nil {
@@ -314,6 +331,8 @@ var (
 	pathRE = regexp.MustCompile(`[\w.…*{}<>%$@~+-]*(?:/[\w.…*{}<>%$@~+-]*)+`)
 	// packageRE finds "package foo", "packages foo" and "package `foo`".
 	packageRE = regexp.MustCompile("\\b[Pp]ackages? (\x60?)([a-z][a-z0-9_/.]*[a-z0-9_])(\x60?)")
+	// packageDocRE is the start of a package doc comment.
+	packageDocRE = regexp.MustCompile(`^Package (\w+)`)
 	// majorVersionRE is the major version at the end of a module's path.
 	majorVersionRE = regexp.MustCompile(`/v\d+$`)
 	// lineSuffixRE is a line (and column) number after a file name.
