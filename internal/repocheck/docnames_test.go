@@ -342,11 +342,17 @@ var (
 // proseAfterPackage are the English words that follow "package" in our docs
 // without naming one ("a package doc comment", "the package layout").
 var proseAfterPackage = map[string]bool{
-	"and": true, "are": true, "at": true, "before": true, "behind": true, "comment": true,
-	"counts": true, "diagram": true, "export": true, "hold": true, "imports": true,
-	"installed": true, "is": true, "layout": true, "may": true, "never": true, "of": true,
-	"only": true, "prefix": true, "reads": true, "runs": true, "skip": true, "splits": true,
-	"under": true, "used": true, "version": true, "whose": true, "with": true,
+	"a": true, "an": true, "and": true, "are": true, "as": true, "at": true, "be": true,
+	"before": true, "behind": true, "by": true, "can": true, "comes": true, "comment": true,
+	"counts": true, "diagram": true, "doc": true, "docs": true, "does": true, "export": true,
+	"for": true, "from": true, "has": true, "have": true, "hold": true, "holds": true, "import": true,
+	"imports": true, "in": true, "installed": true, "is": true, "it": true, "its": true,
+	"layout": true, "level": true, "may": true, "means": true, "must": true, "name": true,
+	"names": true, "never": true, "of": true, "on": true, "only": true, "or": true, "path": true,
+	"paths": true, "points": true, "prefix": true, "reads": true, "relative": true, "runs": true,
+	"should": true, "skip": true, "splits": true, "that": true, "the": true, "their": true,
+	"this": true, "to": true, "under": true, "used": true, "version": true, "was": true, "were": true,
+	"which": true, "whose": true, "with": true,
 }
 
 // check returns the stale names in text, the documentation of the file
