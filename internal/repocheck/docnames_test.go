@@ -108,20 +108,25 @@ func TestDocNamesCatches(t *testing.T) {
 //     server/runner.go:35): it must exist relative to the
 //     repository root, to the root of the Go module the file belongs to, or
 //     to a directory that holds the file ("q3/testdata" in internal/q3/oob);
-//     "./x" and "../x" are relative to the file's directory, and "/..." or
-//     "/…" after a package means its subpackages;
+//     "./x" is relative to those roots too (a go command's package pattern),
+//     "../x" to the file's directory; "/..." or "/…" after a package means
+//     its subpackages, a line number after a file (":35") and a Go
+//     identifier after a package (".MaxMessage") are left out;
 //   - "package foo" (or "Package foo", or with foo in backquotes): foo must
 //     be the name or the path (from a root, as above) of one of our
 //     packages, or a package of the standard library or of a module we
 //     require; a following English word ("package doc comment") is allowed
 //     by the list proseAfterPackage.
 //
-// Not checked: URLs; import paths of other modules; paths whose first
-// element names none of our directories and that have no extension we use
-// (ioq3's code/qcommon/msg.c, kbit/s); ../shared/ (the project's shared docs
-// beside the repository); absolute paths, except those on a developer's
-// machine (/work/, /home/, /Users/, /root/), which are not part of the
-// repository.
+// Not checked: URLs; import paths of other modules; paths of standard
+// packages and their files (compress/flate/huffman_bit_writer.go); other
+// words whose first element names none of our directories and that end
+// neither in "/" nor in ".go" or ".md" (ioq3's code/qcommon/msg.c,
+// kbit/s); words whose every element names a directory at the root
+// ("client/server" reads as "client or server"); ../shared/ (the project's
+// shared docs beside the repository); absolute paths, except those on a
+// developer's machine (/work/, /home/, /Users/, /root/), which are not part
+// of the repository.
 type docChecker struct {
 	dirs      map[string]bool // every directory of the repository, slash-separated, relative to the root
 	dirNames  map[string]bool // their last elements
