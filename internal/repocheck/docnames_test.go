@@ -225,12 +225,17 @@ type listedPackage struct {
 	TestImports, XTestImports []string
 }
 
-// goList runs "go list -json" with args at the repository root (go.work
-// joins both modules there), with env added to the environment.
+// goList runs "go list -json" with args at the repository root, with env
+// added to the environment. It names the root's go.work, which joins both
+// modules, even when the test runs with GOWORK=off.
 func goList(env []string, args ...string) ([]listedPackage, error) {
+	work, err := filepath.Abs(filepath.Join(repoRoot, "go.work"))
+	if err != nil {
+		return nil, err
+	}
 	cmd := exec.Command("go", append([]string{"list", "-e", "-json=ImportPath,Name,Dir,Imports,TestImports,XTestImports"}, args...)...)
 	cmd.Dir = repoRoot
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(append(os.Environ(), "GOWORK="+work), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
