@@ -74,7 +74,7 @@ func TestNATRebind(t *testing.T) {
 // leaves and re-enters the PVS costs no more than its changed fields.
 //
 // Guards against (tried): the server's encoder writing unchanged entities
-// (snapshot/encoder.go writeCached, the "unchanged: omitted" continue
+// (internal/snapshot/encoder.go writeCached, the "unchanged: omitted" continue
 // removed) makes this test fail: the client rejects those snapshots and
 // the door is never seen unwritten. A typo in the settings makes it fail
 // at ChangeMap instead of running on the default map.

@@ -463,10 +463,10 @@ func (s *Server) runFrame(now, t time.Duration) {
 	s.stats.FrameTime.Observe(s.cfg.Stopwatch() - start)
 }
 
-// frameAt runs the next frame at its due time t.
 // MaxSnapshotWorkers bounds Config.SnapshotWorkers.
 const MaxSnapshotWorkers = 64
 
+// frameAt runs the next frame at its due time t.
 func (s *Server) frameAt(t time.Duration) {
 	f := s.frame + 1
 	s.events.Reset()

@@ -24,8 +24,9 @@ type benchSuite struct {
 	models func(quick, quiet bool) (string, error)
 }
 
-// realBench runs the suite and, for the report, the seeds' network models on the same arena
-// in the same run (`snapwire models`).
+// realBench runs the suite and, for the report, the four network models
+// (internal/netmodels: lockstep, packet server, Quake 3, DOOM III) on the
+// same arena in the same run (`snapwire models`).
 var realBench = benchSuite{
 	run: bench.Run,
 	models: func(quick, quiet bool) (string, error) {

@@ -1,6 +1,6 @@
 package main
 
-// "snapwire master": a Quake 3 master server (package q3/master) on UDP;
+// "snapwire master": a Quake 3 master server (package internal/q3/master) on UDP;
 // "snapwire servers": list a master's servers with their getinfo answers.
 
 import (

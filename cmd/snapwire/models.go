@@ -16,7 +16,7 @@ import (
 func init() {
 	register(command{
 		name:    "models",
-		summary: "the seeds' four network models on the same match: bytes, input latency, aim error, stalls",
+		summary: "DOOM's lockstep and packet server, Quake 3's and DOOM III's client-server on the same match: bytes, input latency, aim error, stalls",
 		run:     runModels,
 	})
 }

@@ -1,6 +1,6 @@
 package main
 
-// snapwire q3 connect / q3 record: a Quake 3 client (package q3/client) on
+// snapwire q3 connect / q3 record: a Quake 3 client (package internal/q3/client) on
 // a real UDP socket.
 
 import (

@@ -1,6 +1,6 @@
 package main
 
-// snapwire q3 proxy: a logging, lossy Quake 3 proxy (package q3/proxy).
+// snapwire q3 proxy: a logging, lossy Quake 3 proxy (package internal/q3/proxy).
 
 import (
 	"context"

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"go/parser"
-	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -181,47 +178,3 @@ func readRepoFile(t *testing.T, name string) string {
 
 // collapseSpace turns every run of white space into one space.
 func collapseSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// TestArchitectureImports checks the import rule docs/ARCHITECTURE.md
-// states: the packages at the bottom of the stack import nothing of ours,
-// and netchan, snapshot and game only what the page names. It reads the
-// non-test files' imports (every build tag's).
-func TestArchitectureImports(t *testing.T) {
-	const module = "github.com/snapwire/snapwire/"
-	for pkg, allowed := range map[string][]string{
-		"bitmsg":            nil,
-		"internal/zrle":     nil,
-		"netsim":            nil,
-		"token":             nil,
-		"internal/udprun":   nil,
-		"internal/netchan":  {"internal/zrle", "internal/entropy"},
-		"internal/snapshot": {"bitmsg", "game"},
-		"game":              {"bitmsg"},
-
-		"internal/entropy":   nil,
-		"internal/lockstep":  {"bitmsg", "game"},
-		"internal/ratelimit": nil,
-		"internal/transport": nil,
-		"cmd/internal/rtc":   {"internal/transport", "cmd/internal/signalling"},
-	} {
-		files, err := filepath.Glob(filepath.Join("..", "..", pkg, "*.go"))
-		if err != nil || len(files) == 0 {
-			t.Fatalf("%s: no Go files (%v)", pkg, err)
-		}
-		for _, name := range files {
-			if strings.HasSuffix(name, "_test.go") {
-				continue
-			}
-			f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, imp := range f.Imports {
-				path, _ := strconv.Unquote(imp.Path.Value)
-				if ours, ok := strings.CutPrefix(path, module); ok && !slices.Contains(allowed, ours) {
-					t.Errorf("%s imports %s: docs/ARCHITECTURE.md says it imports only %v of ours", name, ours, allowed)
-				}
-			}
-		}
-	}
-}

@@ -392,7 +392,7 @@ func newLogger(format string, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, nil))
 }
 
-// queryStatus answers Quake 3 getinfo/getstatus queries (package q3/query:
+// queryStatus answers Quake 3 getinfo/getstatus queries (package internal/q3/query:
 // ioq3's rate limits, a burst of 10 then 1 per second per address) from
 // the players the server last reported. It is used only on the Runner's
 // goroutine: refresh in Runner.Do, handle from server.Config.OnConnectionless.

@@ -1,9 +1,9 @@
 package main
 
 // "snapwire version" (and "snapwire --version"): the tools' module version,
-// the library's (the tools are a module of their own, github.com/snapwire/
-// snapwire/cmd, beside the library), the VCS revision the binary was built
-// from and the Go version, from the build information the go command embeds
+// the library's (the tools are a module of their own,
+// github.com/snapwire/snapwire/cmd, beside the library), the VCS revision
+// the binary was built from and the Go version, from the build information the go command embeds
 // (runtime/debug.ReadBuildInfo).
 
 import (

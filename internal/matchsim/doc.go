@@ -1,4 +1,4 @@
-// Package demo is the harness behind "snapwire demo": one authoritative
+// Package matchsim is the harness behind "snapwire demo": one authoritative
 // server and N predicting bot clients of the reference game
 // (internal/refgame) over a simulated network (package netsim), all in one
 // goroutine and in virtual time, so twenty seconds of a match run in a

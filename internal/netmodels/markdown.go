@@ -11,7 +11,7 @@ import (
 // before and after.
 func Markdown(r *Result) string {
 	var b strings.Builder
-	b.WriteString("## The seeds' network models side by side (`snapwire models`)\n\n")
+	b.WriteString("## Four network models side by side: DOOM's lockstep and packet server, Quake 3's and DOOM III's client-server (`snapwire models`)\n\n")
 	b.WriteString("Bytes per player per second (UDP payload), input latency in frames, aim error in world units " +
 		"(a player is 24 wide), stall frames of the first player, desyncs; for the client-server models the " +
 		"share of hitscan shots aimed exactly at an opponent on screen that hit it on the server without and " +

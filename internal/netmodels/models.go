@@ -1,11 +1,11 @@
-// Package models runs the same arena match under the four network models
-// the seeds describe and measures them side by side (the models command):
+// Package netmodels runs the same arena match under four network models
+// and measures them side by side (the models command):
 // DOOM (1994) peer-to-peer lockstep and its packet-server variant
 // (package lockstep; DOOM III network architecture, van Waveren 2006,
 // §1.1), Quake 3's client-server with interpolated opponents, and DOOM
 // III's prediction of every entity (§2), over the same simulated links
 // (netsim, virtual time), with bots whose decisions come from the same
-// seeds.
+// random seeds.
 package netmodels
 
 import (

@@ -176,7 +176,7 @@ func Plots(r *Result) []string {
 func WriteHTML(w io.Writer, r *Result) error {
 	var b strings.Builder
 	b.WriteString("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>snapwire models</title></head><body style=\"font-family:sans-serif;max-width:1300px\">\n")
-	b.WriteString("<h1>The seeds' network models side by side</h1>\n<div>\n")
+	b.WriteString("<h1>Four network models side by side: DOOM's lockstep and packet server, Quake 3's and DOOM III's client-server</h1>\n<div>\n")
 	for _, p := range Plots(r) {
 		b.WriteString(p)
 	}

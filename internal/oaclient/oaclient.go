@@ -1,6 +1,7 @@
 // Package oaclient runs the real OpenArena client (Debian's openarena
 // package, the ioquake3 1.36 engine) headless for integration tests, the
-// way /work/shared/q3-captures/make-captures.sh ran it: on a private Xvfb
+// way the script that recorded internal/q3/testdata ran it (its README.md,
+// "Reproducing"): on a private Xvfb
 // display (-displayfd, -nolisten tcp), software GL (Mesa llvmpipe,
 // cl_renderer opengl1, 320x240), no sound, in a fresh fs_homepath and
 // HOME, with no master servers and networking off (net_enabled 0: demo

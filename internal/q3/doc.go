@@ -14,6 +14,17 @@
 //	demo      .dm_68 / .dm_71 files
 //	capture   a classic pcap reader and a passive decoder that follows
 //	          handshakes, keys and both directions of every connection
+//	client    a client without renderer or game code: connects to a real
+//	          server, follows gamestate and snapshots, records demos
+//	proxy     a man in the middle between a real client and server that
+//	          logs every message both ways, with simulated latency and loss
+//	query     answers getinfo and getstatus, rate-limited per address, so
+//	          server browsers and qstat list a server
+//	master    a master server: verified heartbeats, getservers listings
+//
+// and, for these packages only, internal/follow (one connection followed
+// passively from both directions, for capture and proxy) and
+// internal/golden (golden-file comparison for the wire tests).
 //
 // The source of every rule is the Quake 3 protocol description (Fedoryński)
 // and ioq3's code/qcommon/{msg,huffman,net_chan}.c,

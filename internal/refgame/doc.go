@@ -1,4 +1,4 @@
-// Package arena is snapwire's reference game: a top-down deathmatch in a grid of rooms joined by
+// Package refgame is snapwire's reference game: a top-down deathmatch in a grid of rooms joined by
 // doors, with rockets, lights, pickups and scores. It is the "game code" layer of docs/ARCHITECTURE.md: the
 // same package runs on the server, which simulates every entity, and on the client, which
 // predicts the entities in its PVS with the same code (DOOM III §2: "the same module is used both

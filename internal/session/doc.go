@@ -1,4 +1,4 @@
-// Package proto holds the session messages snapwire's server and client
+// Package session holds the session messages snapwire's server and client
 // exchange on top of the message channel (package netchan): the
 // connectionless handshake (getchallenge, challenge, connect, accept,
 // refuse), the header of every unreliable message in both directions

@@ -20,35 +20,36 @@ import (
 // of a changed one from the two bit strings (bitmsg.Writer.WriteDelta), with no call into the
 // game. The bits are exactly those the per-client DeltaWriter path writes (cache_test.go).
 //
-// The deltas are shared too: clients whose bases advanced through the same acknowledged states
-// hold the same base state for an entity, so the second client to meet an (entity, base state)
-// pair keeps the delta's bits and later ones replay them (writeEntDelta), within fixed bounds
-// per frame (memoRecs, memoBytes). Longer stretches are shared the same way: the bits of
-// consecutive changed entities a client wrote are kept as a run, and a later client whose
-// members and base versions match from the run's first entity on replays as much of it as
-// matches in one copy (Encoder.writeCached). The other players' commands (Input.Cmds), when
-// there are chainMinCmds or more, are written once per frame as a chain, each against the one
-// before (cmdChain): a client copies the stretches of its own commands that follow the chain,
-// each command checked by value and no PVS member between two of them, and writes the others
-// itself (Encoder.writeCmds).
+// What clients write is shared too, within a fixed memory bound per frame beyond which a
+// client writes its own bits:
+//   - a delta: clients whose bases advanced through the same acknowledged states hold the
+//     same base state for an entity, so the delta one client wrote against it is replayed
+//     for the next;
+//   - a run of consecutive changed entities one client wrote is replayed, as far as it
+//     matches, for a later client whose PVS members and base states match from its first
+//     entity on;
+//   - the other players' commands (Input.Cmds), when there are enough of them, are written
+//     once per frame as a chain, each against the one before, and a client copies the
+//     stretches of its own commands that follow the chain (each command checked by value)
+//     and writes the others itself.
 //
 // The non-PVS states (Input.States) are cached the same way, per instance rather than per
 // StateID (a scoreboard shared by every client is encoded once per frame, each client's own
 // statistics once each): Build writes a 0 bit for a state whose bits equal its base's and the
 // WriteDelta of a changed one (PrepareStates encodes them ahead, as Prepare does entities).
 //
-// Each cached entity state carries a version, a number no other encoding in the process has
-// (drawn from one process-wide counter) and kept from frame to frame while the entity's bits
-// stay the same (Prepare compares them once per frame, not once per client). An Encoder labels
-// each state of its common base with the version it was taken from, so that an entity whose
-// base label is its cached version is omitted without reading the base's bytes, and the delta
-// memo keys on the base's label instead of its bytes (writeEntDelta).
+// Each cached entity state carries a version, a number no other encoding in the process has,
+// kept from frame to frame while the entity's bits stay the same (Prepare compares them once
+// per frame, not once per client; a world implementing EntityVersions spares even that for
+// the entities it reports unchanged). An Encoder labels each state of its common base with
+// the version it was taken from, so that an entity whose base label is its cached version is
+// omitted without reading the base's bytes, and shared deltas are found by that label.
 //
 // The cache keys its contents on Input.Frame: a Build with another frame than the cache's
 // starts a new frame. The entities must not change between Builds of the same frame: a server
 // that changes entities outside its frame (a spawn on connect, say) calls Invalidate. The
-// zero value is ready to
-// use; one cache serves every client of a server (it is not safe for concurrent use). It
+// zero value is ready to use; one cache serves every client of a server (it is not safe for
+// concurrent use, but ShareFrom makes read-only views of its frame for other goroutines). It
 // allocates nothing in steady state.
 type FrameCache struct {
 	frame game.Frame

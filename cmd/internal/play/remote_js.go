@@ -29,7 +29,7 @@ type prop struct {
 	name string
 }
 
-// maxMessage is internal/rtc.MaxMessage (that package is not built for
+// maxMessage is rtc.MaxMessage (cmd/internal/rtc) (that package is not built for
 // js: it is pion).
 const maxMessage = 2048
 

@@ -1,5 +1,5 @@
-// Package query answers Quake 3 server queries (Quake 3 protocol, seed
-// 002: connectionless packets "getinfo" and "getstatus"; ioq3
+// Package query answers Quake 3 server queries (Quake 3 protocol
+// description: connectionless packets "getinfo" and "getstatus"; ioq3
 // code/server/sv_main.c SVC_Info, SVC_Status, SVC_RateLimit,
 // SVC_RateLimitAddress) so that server browsers and qstat list a server.
 //
