@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/snapwire/snapwire/agones"
-	"github.com/snapwire/snapwire/agones/agonestest"
+	"github.com/snapwire/snapwire/internal/agonestest"
 )
 
 // A dedicated server's calls to its Agones sidecar, here the fake one of
