@@ -17,7 +17,7 @@ import (
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/session"
-	"github.com/snapwire/snapwire/token"
+	"github.com/snapwire/snapwire/internal/tokenwire"
 )
 
 // cookie computes the stateless challenge cookie for addr in time bucket
@@ -100,7 +100,7 @@ func (s *Server) refuse(to netip.AddrPort, nonce uint64, why session.Reason) {
 
 // refuseKey refuses a connect, sealed with key (a token's server→client
 // key) when it is not nil.
-func (s *Server) refuseKey(to netip.AddrPort, nonce uint64, why session.Reason, key *[token.KeyLen]byte) {
+func (s *Server) refuseKey(to netip.AddrPort, nonce uint64, why session.Reason, key *[tokenwire.KeyLen]byte) {
 	if key == nil {
 		s.refuse(to, nonce, why)
 		return
@@ -112,16 +112,16 @@ func (s *Server) refuseKey(to netip.AddrPort, nonce uint64, why session.Reason, 
 	s.sendOOB(to, session.Refuse{Nonce: nonce, Reason: why}.AppendSealed(nil, key, &xn))
 }
 
-// tokenRefusal maps an error of token.Opener.Open to the reason sent.
+// tokenRefusal maps an error of tokenwire.Opener.Open to the reason sent.
 func tokenRefusal(err error) session.Reason {
 	switch {
-	case errors.Is(err, token.ErrExpired):
+	case errors.Is(err, tokenwire.ErrExpired):
 		return session.ReasonTokenExpired
-	case errors.Is(err, token.ErrNotYetValid):
+	case errors.Is(err, tokenwire.ErrNotYetValid):
 		return session.ReasonTokenNotYetValid
-	case errors.Is(err, token.ErrWrongProtocol):
+	case errors.Is(err, tokenwire.ErrWrongProtocol):
 		return session.ReasonTokenWrongProto
-	case errors.Is(err, token.ErrWrongServer):
+	case errors.Is(err, tokenwire.ErrWrongServer):
 		return session.ReasonTokenWrongServer
 	default:
 		return session.ReasonTokenInvalid
@@ -149,8 +149,8 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m session.Conne
 	// then per IP address in a table that never refuses another address
 	// (guard.go). A host with thousands of ports cannot lock others out.
 	bucket := s.bucket(now)
-	var priv *token.Private
-	var key *[token.KeyLen]byte // the token's server→client key, once it opened
+	var priv *tokenwire.Private
+	var key *[tokenwire.KeyLen]byte // the token's server→client key, once it opened
 	if s.opener != nil {
 		if len(m.Token) == 0 {
 			s.stats.TokensRefused++

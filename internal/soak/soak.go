@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"math/rand/v2"
 	"net"
 	"net/netip"
@@ -81,7 +82,7 @@ func (s Sample) MarshalJSON() ([]byte, error) {
 	}{s.At.Seconds(), fields(s)})
 }
 
-// ServerCounters are the server's counters a soak reports (server.Stats).
+// ServerCounters are the server's counters a soak reports (serverhook.Stats).
 type ServerCounters struct {
 	Frames        uint64 `json:"frames"`
 	FramesLate    uint64 `json:"frames_late"`
@@ -100,7 +101,7 @@ type ServerCounters struct {
 	Queries       uint64 `json:"queries"`
 }
 
-func serverCounters(st server.Stats) ServerCounters {
+func serverCounters(st serverhook.Stats) ServerCounters {
 	return ServerCounters{Frames: st.Frames, FramesLate: st.FramesLate, Connects: st.Connects, Refused: st.Refused,
 		Timeouts: st.Timeouts, Disconnects: st.Disconnects, Challenges: st.Challenges, BadCookies: st.BadCookies,
 		BadPackets: st.BadPackets, UnknownConn: st.UnknownConn, AuthFailures: st.AuthFailures, WrongSource: st.WrongSource,
@@ -165,8 +166,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	settings := refgame.Config{MaxPlayers: max(16, o.Clients)}.String()
 	srv, err := server.Listen("127.0.0.1:0", server.Config{
-		MaxClients: o.Clients, TokenKey: &soakKey, ProtocolID: soakProtocol, VerifyBase: true,
-		MaxClientsPerIP: o.Clients, // every client is on 127.0.0.1
+		MaxClients: o.Clients, TokenKey: &soakKey, ProtocolID: soakProtocol,
+		Advanced: server.Advanced{VerifyBase: true,
+			MaxClientsPerIP: o.Clients, // every client is on 127.0.0.1
+		},
 	}, refgame.NewGame(), settings)
 	if err != nil {
 		return nil, err
@@ -364,7 +367,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			res.Disconnects++
 		}
 	}
-	srv.Do(context.Background(), func(_ time.Duration, s *server.Server) { res.Server = serverCounters(s.Stats()) })
+	srv.Do(context.Background(), func(_ time.Duration, s *server.Server) { res.Server = serverCounters(serverhook.ServerStats(s)) })
 	_, res.ReaderDrops = srv.ReadStats()
 	stopClients()
 	stopSrv()
