@@ -477,6 +477,20 @@ func TestAttackPasswordGuessing(t *testing.T) {
 	}
 }
 
+// loneClientStats reads the server's counters and those of its one
+// client (zero when it has not exactly one) on its goroutine.
+func loneClientStats(ctx context.Context, srv *server.Runner) (serverhook.ClientStats, serverhook.Stats) {
+	var cs serverhook.ClientStats
+	var st serverhook.Stats
+	srv.Do(ctx, func(now time.Duration, s *server.Server) {
+		st = serverhook.ServerStats(s)
+		if all := s.Clients(); len(all) == 1 {
+			cs, _ = serverhook.Client(s, all[0].Num)
+		}
+	})
+	return cs, st
+}
+
 // Acceptance: replayed packets are rejected and counted. A relay on the
 // path between a client and the server records the client's packets; the
 // attacker replays every one of them to the server, from the relay's own
@@ -573,17 +587,7 @@ func TestAttackReplay(t *testing.T) {
 	mu.Lock()
 	replay := append([][]byte(nil), recorded...)
 	mu.Unlock()
-	statsOf := func() (serverhook.ClientStats, serverhook.Stats) {
-		var cs serverhook.ClientStats
-		var st serverhook.Stats
-		srv.Do(ctx, func(now time.Duration, s *server.Server) {
-			st = serverhook.ServerStats(s)
-			if all := s.Clients(); len(all) == 1 {
-				cs, _ = serverhook.Client(s, all[0].Num)
-			}
-		})
-		return cs, st
-	}
+	statsOf := func() (serverhook.ClientStats, serverhook.Stats) { return loneClientStats(ctx, srv) }
 	cs0, _ := statsOf()
 	att := attacker(t, "127.0.0.2")
 	for i, p := range replay {
