@@ -113,7 +113,7 @@ type client struct {
 	in      snapshot.Input
 	evStart int
 	// snapW and snapBuf hold the client's snapshot while parallel workers
-	// build the frame's snapshots (Config.SnapshotWorkers).
+	// build the frame's snapshots (Advanced.SnapshotWorkers).
 	snapW    bitmsg.Writer
 	snapBuf  []byte
 	buildErr error
@@ -514,7 +514,7 @@ func (c *client) prepareSnapshot(now time.Duration) bool {
 // w, the entities' encodings shared through cache. It touches only the
 // client's own encoder and w, and reads the cache, so clients may build at
 // once on several goroutines through views of one prepared cache
-// (Config.SnapshotWorkers).
+// (Advanced.SnapshotWorkers).
 func (c *client) buildSnapshot(w *bitmsg.Writer, cache *snapshot.FrameCache) error {
 	w.WriteUint32(uint32(c.s.gameID))
 	c.in.Cache = cache

@@ -205,7 +205,7 @@ type Server struct {
 	// shared by all clients' snapshots of that frame (snapshot.FrameCache).
 	// Anything that changes entities without running a frame invalidates it.
 	snapCache snapshot.FrameCache
-	// The parallel snapshot path (Config.SnapshotWorkers): the due and
+	// The parallel snapshot path (Advanced.SnapshotWorkers): the due and
 	// prepared clients of the frame, the union of their PVSs, the
 	// workers' views of snapCache.
 	due, ready []*client
@@ -511,7 +511,7 @@ func (s *Server) frameAt(t time.Duration) {
 }
 
 // sendSnapshotsParallel sends the due clients' snapshots built by
-// Config.SnapshotWorkers goroutines (see there); the calling goroutine is
+// Advanced.SnapshotWorkers goroutines (see there); the calling goroutine is
 // one of them.
 func (s *Server) sendSnapshotsParallel(t time.Duration, due []*client) {
 	ready := s.ready[:0]

@@ -81,7 +81,7 @@ type Stats struct {
 	AddrChanges, UnconfirmedDrops   uint64
 	PathChallenges, PathValidations uint64
 	// ParallelSnapshotFrames counts the frames whose snapshots several
-	// goroutines built (Config.SnapshotWorkers).
+	// goroutines built (server.Advanced.SnapshotWorkers).
 	ParallelSnapshotFrames uint64
 	// TokensRefused counts connects refused for their token; Throttled
 	// those refused by MaxConnectAttempts, MaxPasswordFailures or
