@@ -250,7 +250,7 @@ type Server struct {
 	stats   serverhook.Stats
 
 	history *History    // lag compensation; nil: off
-	histPos []entityPos // scratch for History.Record
+	histPos []entityPos // scratch for History.record
 
 	replyTo netip.AddrPort
 	replyFn func([]byte) // bound once: replies to replyTo
