@@ -4,8 +4,7 @@
 // an Agent that keeps a running match and Agones in step.
 //
 // Client wraps the documented endpoints a dedicated server needs: POST
-// /ready, /health, /allocate, /shutdown; PUT /metadata/label and
-// /metadata/annotation; GET /gameserver and the streamed GET
+// /ready, /health, /shutdown; PUT /metadata/label; GET /gameserver and the streamed GET
 // /watch/gameserver; and the player-tracking calls POST
 // /alpha/player/connect and /alpha/player/disconnect and PUT
 // /alpha/player/capacity. Every call is retried with exponential backoff
@@ -34,9 +33,9 @@ import (
 	"time"
 )
 
-// DefaultPort is the sidecar's HTTP port when AGONES_SDK_HTTP_PORT is not
+// defaultPort is the sidecar's HTTP port when AGONES_SDK_HTTP_PORT is not
 // set (Agones documentation, "SDK: REST").
-const DefaultPort = 9358
+const defaultPort = 9358
 
 // EnvPort is the environment variable Agones sets to the sidecar's HTTP
 // port in a GameServer's pod.
@@ -47,10 +46,10 @@ const EnvPort = "AGONES_SDK_HTTP_PORT"
 func FromEnv() (string, bool) {
 	p, ok := os.LookupEnv(EnvPort)
 	if !ok {
-		return fmt.Sprintf("http://localhost:%d", DefaultPort), false
+		return fmt.Sprintf("http://localhost:%d", defaultPort), false
 	}
 	if _, err := strconv.Atoi(p); err != nil {
-		return fmt.Sprintf("http://localhost:%d", DefaultPort), false
+		return fmt.Sprintf("http://localhost:%d", defaultPort), false
 	}
 	return "http://localhost:" + p, true
 }
@@ -67,20 +66,22 @@ type GameServer struct {
 	} `json:"status"`
 }
 
-// Client calls the sidecar. Its zero Backoff and MaxBackoff are 100 ms
-// and 2 s.
+// Client calls the sidecar. A failed call is retried after Backoff [100
+// ms], doubled after each failure up to 2 s.
 type Client struct {
-	BaseURL    string
-	HTTP       *http.Client
-	Backoff    time.Duration
-	MaxBackoff time.Duration
+	baseURL string
+	http    *http.Client
+	Backoff time.Duration
 	// OnRetry, when set, is told of every failed attempt (for logs).
 	OnRetry func(path string, err error)
 }
 
+// maxBackoff bounds the wait between two attempts of a call.
+const maxBackoff = 2 * time.Second
+
 // New returns a client of the sidecar at baseURL ("http://localhost:9358").
 func New(baseURL string) *Client {
-	return &Client{BaseURL: baseURL, HTTP: &http.Client{Timeout: 5 * time.Second}}
+	return &Client{baseURL: baseURL, http: &http.Client{Timeout: 5 * time.Second}}
 }
 
 // ErrStatus is a non-2xx answer of the sidecar.
@@ -103,10 +104,6 @@ func (c *Client) do(ctx context.Context, method, path string, body any, out any)
 	if wait <= 0 {
 		wait = 100 * time.Millisecond
 	}
-	maxWait := c.MaxBackoff
-	if maxWait <= 0 {
-		maxWait = 2 * time.Second
-	}
 	for {
 		err := c.once(ctx, method, path, payload, out)
 		if err == nil || ctx.Err() != nil {
@@ -120,17 +117,17 @@ func (c *Client) do(ctx context.Context, method, path string, body any, out any)
 			return fmt.Errorf("agones: %s %s: %w (last error: %v)", method, path, ctx.Err(), err)
 		case <-time.After(wait):
 		}
-		wait = min(2*wait, maxWait)
+		wait = min(2*wait, maxBackoff)
 	}
 }
 
 func (c *Client) once(ctx context.Context, method, path string, payload []byte, out any) error {
-	req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, bytes.NewReader(payload))
+	req, err := http.NewRequestWithContext(ctx, method, c.baseURL+path, bytes.NewReader(payload))
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.HTTP.Do(req)
+	resp, err := c.http.Do(req)
 	if err != nil {
 		return err
 	}
@@ -156,9 +153,6 @@ func (c *Client) Ready(ctx context.Context) error { return c.do(ctx, "POST", "/r
 // Health is the health ping (POST /health).
 func (c *Client) Health(ctx context.Context) error { return c.do(ctx, "POST", "/health", nil, nil) }
 
-// Allocate marks the server allocated itself (POST /allocate).
-func (c *Client) Allocate(ctx context.Context) error { return c.do(ctx, "POST", "/allocate", nil, nil) }
-
 // Shutdown asks Agones to shut the server down (POST /shutdown).
 func (c *Client) Shutdown(ctx context.Context) error { return c.do(ctx, "POST", "/shutdown", nil, nil) }
 
@@ -171,11 +165,6 @@ type keyValue struct {
 // prefixes the key with "agones.dev/sdk-").
 func (c *Client) SetLabel(ctx context.Context, key, value string) error {
 	return c.do(ctx, "PUT", "/metadata/label", keyValue{key, value}, nil)
-}
-
-// SetAnnotation sets an annotation (PUT /metadata/annotation).
-func (c *Client) SetAnnotation(ctx context.Context, key, value string) error {
-	return c.do(ctx, "PUT", "/metadata/annotation", keyValue{key, value}, nil)
 }
 
 type playerID struct {
@@ -223,13 +212,13 @@ func (c *Client) Watch(ctx context.Context, f func(GameServer)) error {
 		case <-ctx.Done():
 		case <-time.After(wait):
 		}
-		wait = min(2*wait, 2*time.Second)
+		wait = min(2*wait, maxBackoff)
 	}
 	return ctx.Err()
 }
 
 func (c *Client) watchOnce(ctx context.Context, f func(GameServer)) error {
-	req, err := http.NewRequestWithContext(ctx, "GET", c.BaseURL+"/watch/gameserver", nil)
+	req, err := http.NewRequestWithContext(ctx, "GET", c.baseURL+"/watch/gameserver", nil)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/agones"
-	"github.com/snapwire/snapwire/agones/agonestest"
+	"github.com/snapwire/snapwire/internal/agonestest"
 	"github.com/snapwire/snapwire/internal/testwait"
 )
 

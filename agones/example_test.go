@@ -5,11 +5,11 @@ import (
 	"fmt"
 
 	"github.com/snapwire/snapwire/agones"
-	"github.com/snapwire/snapwire/agones/agonestest"
+	"github.com/snapwire/snapwire/internal/agonestest"
 )
 
-// A dedicated server's calls to its Agones sidecar, here the fake one of
-// package agonestest: Ready when the match can take players, a label for
+// A dedicated server's calls to its Agones sidecar, here snapwire's fake
+// one (internal/agonestest): Ready when the match can take players, a label for
 // the allocator to match, players reported as they come, Shutdown at the
 // end. (An Agent makes these calls on its own beside the game loop.)
 func Example() {

@@ -9,6 +9,7 @@ package client_test
 
 import (
 	"encoding/binary"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"math/rand/v2"
 	"net/netip"
 	"testing"
@@ -138,7 +139,7 @@ func (s *sim) sweepSim(t *testing.T, ep *netsim.Endpoint, keep func(i int) bool)
 
 func (s *sim) sessionAddrs() map[netchan.ConnID]netip.AddrPort {
 	out := map[netchan.ConnID]netip.AddrPort{}
-	for _, cs := range s.srv.Clients() {
+	for _, cs := range serverhook.Clients(s.srv) {
 		out[cs.ConnID] = cs.Addr
 	}
 	return out
@@ -200,7 +201,7 @@ func TestSimAttackConnIDSweepSecure(t *testing.T) {
 	pkts, sent := s.sweepSim(t, att, func(int) bool { return true })
 	vpkts, vsent := s.sweepSim(t, victim, hijack)
 	s.checkPlaysOn(t, before)
-	st, ns := s.srv.Stats(), s.net.Stats()
+	st, ns := serverhook.ServerStats(s.srv), s.net.Stats()
 	t.Logf("sweep: %d + %d packets (%d + %d bytes); server: %d auth failures, %d bad, %d unknown connection, %d address changes; victim got %d bytes",
 		pkts, vpkts, sent, vsent, st.AuthFailures, st.BadPackets, st.UnknownConn, st.AddrChanges, toVictim)
 	if ns.DroppedInbox != 0 || ns.Lost != 0 {
@@ -232,7 +233,7 @@ func TestSimAttackConnIDSweepInsecure(t *testing.T) {
 	before := s.sessionAddrs()
 	s.sweepSim(t, s.host(t, attackerAddr), func(int) bool { return true })
 	s.checkPlaysOn(t, before)
-	st := s.srv.Stats()
+	st := serverhook.ServerStats(s.srv)
 	if st.WrongSource == 0 || st.AddrChanges != 0 || st.Disconnects != 0 {
 		t.Errorf("wrong source %d, address changes %d, disconnects %d", st.WrongSource, st.AddrChanges, st.Disconnects)
 	}
@@ -315,7 +316,7 @@ func TestSimAttackConnectFloods(t *testing.T) {
 				t.Fatalf("a %d-byte answer to a connect with a bad cookie", len(a))
 			}
 		}
-		if st := s.srv.Stats(); st.BadCookies != 2000 || st.Connects != 1 || s.srv.NumClients() != 1 {
+		if st := serverhook.ServerStats(s.srv); st.BadCookies != 2000 || st.Connects != 1 || s.srv.NumClients() != 1 {
 			t.Errorf("secure=%v: %d bad cookies counted of 2000 sent, %d connects, %d clients", secure, st.BadCookies, st.Connects, s.srv.NumClients())
 		}
 		cookie := s.cookie(t, att)
@@ -336,7 +337,7 @@ func TestSimAttackConnectFloods(t *testing.T) {
 			}
 			reasons = append(reasons, refusalOf(t, ans))
 		}
-		st := s.srv.Stats()
+		st := serverhook.ServerStats(s.srv)
 		count := map[session.Reason]int{}
 		for _, r := range reasons {
 			count[r]++
@@ -393,7 +394,7 @@ func TestSimAttackSlotExhaustion(t *testing.T) {
 //
 // Guards against: unbounded password attempts.
 func TestSimAttackPasswordGuessing(t *testing.T) {
-	s := attackSim(t, 96, false, server.Config{Password: "hunter2", CookieLifetime: time.Minute}, 0)
+	s := attackSim(t, 96, false, server.Config{Password: "hunter2", Advanced: server.Advanced{CookieLifetime: time.Minute}}, 0)
 	att := s.host(t, attackerAddr)
 	cookie := s.cookie(t, att)
 	reg := s.sg.Registry().Hash()
@@ -427,7 +428,7 @@ func TestSimAttackReplay(t *testing.T) {
 	s.net.SetDropFilter(nil)
 	s.run(s.now + 100*time.Millisecond) // everything recorded has arrived
 	replay := recorded
-	cs0, ok := s.srv.Client(s.cls[0].c.ClientNum())
+	cs0, ok := serverhook.Client(s.srv, s.cls[0].c.ClientNum())
 	if !ok || len(replay) < 100 {
 		t.Fatalf("session %v, %d packets recorded", ok, len(replay))
 	}
@@ -441,8 +442,8 @@ func TestSimAttackReplay(t *testing.T) {
 	}
 	before := s.sessionAddrs()
 	s.checkPlaysOn(t, before)
-	cs1, _ := s.srv.Client(s.cls[0].c.ClientNum())
-	st := s.srv.Stats()
+	cs1, _ := serverhook.Client(s.srv, s.cls[0].c.ClientNum())
+	st := serverhook.ServerStats(s.srv)
 	late := (cs1.Channel.DroppedLate + cs1.Channel.DroppedDuplicate) - (cs0.Channel.DroppedLate + cs0.Channel.DroppedDuplicate)
 	t.Logf("replayed %d packets twice: %d counted late or duplicate on the session; address %v -> %v; %d address changes",
 		len(replay), late, cs0.Addr, cs1.Addr, st.AddrChanges)

@@ -19,6 +19,7 @@ import (
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/snapshot"
+	"github.com/snapwire/snapwire/internal/tokenwire"
 	"github.com/snapwire/snapwire/token"
 )
 
@@ -483,7 +484,7 @@ func (p PredictionError) Mean() float64 {
 // map) fed by input, sending through send.
 func New(cfg Config, g game.Game, input InputSource, send Sender) (*Client, error) {
 	if cfg.Timeout <= 0 && cfg.Token != nil {
-		cfg.Timeout = cfg.Token.Timeout // the session timeout the server applies too
+		cfg.Timeout = tokenwire.Of(cfg.Token).Timeout // the session timeout the server applies too
 	}
 	cfg.defaults()
 	if g == nil || input == nil || send == nil {

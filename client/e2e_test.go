@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"testing"
 	"time"
 
@@ -55,7 +56,7 @@ func TestEightClientsLossy(t *testing.T) {
 	if recv < 8*60*20*6/10 || ev == 0 {
 		t.Errorf("%d snapshots and %d unreliable events received", recv, ev)
 	}
-	t.Logf("snapshots received %d, unreliable events %d, server %+v", recv, ev, s.srv.Stats())
+	t.Logf("snapshots received %d, unreliable events %d, server %+v", recv, ev, serverhook.ServerStats(s.srv))
 	t.Logf("client 0: %+v", s.cls[0].c.Stats())
 }
 
@@ -63,7 +64,7 @@ type counts struct{ run, early, dup uint64 }
 
 func serverCounts(s *sim) []counts {
 	var out []counts
-	for _, cs := range s.srv.Clients() {
+	for _, cs := range serverhook.Clients(s.srv) {
 		out = append(out, counts{cs.FramesRun, cs.CmdsEarly, cs.Duplicated})
 	}
 	return out
@@ -181,7 +182,7 @@ func TestLateJoinerDoors(t *testing.T) {
 	// At 11 s the door at x=1050 (period 123) has toggled 5 times: open,
 	// while the map spawns it closed, and out of sight of a player in lane 1.
 	s.run(11 * time.Second)
-	saved := s.srv.Stats().SavedEvents
+	saved := serverhook.ServerStats(s.srv).SavedEvents
 	if saved == 0 {
 		t.Fatal("no saved events")
 	}

@@ -25,7 +25,7 @@ func Example() {
 	srvEP, _ := net.Listen(netip.MustParseAddrPort("10.0.0.1:27960"))
 	cliEP, _ := net.Listen(netip.MustParseAddrPort("10.0.0.2:50000"))
 	world := guide.New()
-	srv, _ := server.New(server.Config{Deterministic: true, VerifyBase: true}, world, "",
+	srv, _ := server.New(server.Config{Advanced: server.Advanced{VerifyBase: true}}, world, "",
 		server.SendFunc(func(to netip.AddrPort, p []byte) { srvEP.WriteTo(p, to) }))
 	forward := int8(2)
 	input := client.InputFunc(func(game.Frame) game.UserCmd { return game.UserCmd{Forward: forward} })

@@ -13,7 +13,7 @@ import (
 
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/session"
-	"github.com/snapwire/snapwire/token"
+	"github.com/snapwire/snapwire/internal/tokenwire"
 )
 
 // Connect starts the handshake with the server at addr (DOOM III §3;
@@ -62,7 +62,7 @@ func (c *Client) sendHandshake(now time.Duration) {
 			RegistryHash: c.reg.Hash(), Password: c.cfg.Password, Name: c.cfg.Name,
 		}
 		if c.cfg.Token != nil {
-			m.Token = c.cfg.Token.AppendPrivate(nil)
+			m.Token = tokenwire.Of(c.cfg.Token).AppendPrivate(nil)
 		}
 		c.sendOOB(m.Append(nil))
 	}
@@ -108,7 +108,7 @@ func (c *Client) handleConnectionless(now time.Duration, p []byte) {
 		}
 		c.accepted(now, m, nil)
 	case session.KindSealedAccept:
-		t := c.cfg.Token
+		t := tokenwire.Of(c.cfg.Token)
 		if n, ok := session.SealedAcceptNonce(p); t == nil || !ok || n != c.nonce || (c.state != Connecting && c.state != Challenging) {
 			return
 		}
@@ -117,7 +117,7 @@ func (c *Client) handleConnectionless(now time.Duration, p []byte) {
 			c.stats.HandshakeAuthFailures++
 			return
 		}
-		c2s, s2c := token.SessionKeys(&t.ClientToServerKey, &t.ServerToClientKey, &m.Random, c.nonce)
+		c2s, s2c := tokenwire.SessionKeys(&t.ClientToServerKey, &t.ServerToClientKey, &m.Random, c.nonce)
 		c.accepted(now, m.Accept, &netchan.Keys{Send: c2s, Recv: s2c})
 	case session.KindRefuse:
 		m, err := session.ParseRefuse(p)
@@ -126,7 +126,7 @@ func (c *Client) handleConnectionless(now time.Duration, p []byte) {
 		}
 		c.refused(now, m.Reason, false)
 	case session.KindSealedRefuse:
-		t := c.cfg.Token
+		t := tokenwire.Of(c.cfg.Token)
 		if t == nil || (c.state != Connecting && c.state != Challenging) {
 			return
 		}

@@ -3,6 +3,7 @@ package client_test
 import (
 	"bytes"
 	"errors"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"net/netip"
 	"testing"
 	"time"
@@ -36,7 +37,7 @@ func TestRefusedAndTimeouts(t *testing.T) {
 	}
 	// And the server drops the silent client.
 	s.run(8 * time.Second)
-	if s.srv.NumClients() != 0 || s.srv.Stats().Timeouts != 1 {
+	if s.srv.NumClients() != 0 || serverhook.ServerStats(s.srv).Timeouts != 1 {
 		t.Fatalf("server kept %d clients", s.srv.NumClients())
 	}
 	// No server at all: connect gives up.
@@ -92,7 +93,7 @@ func TestShutdownLost(t *testing.T) {
 // server's packets to it.
 func pair(t testing.TB, d time.Duration) (*client.Client, [][]byte) {
 	var toC, toS, all [][]byte
-	srv, err := server.New(server.Config{Seed: 1}, testgame.New(), testgame.DefaultSettings, server.SendFunc(func(to netip.AddrPort, p []byte) {
+	srv, err := server.New(serverhook.With(server.Config{}, serverhook.Hooks{Seed: 1}), testgame.New(), testgame.DefaultSettings, server.SendFunc(func(to netip.AddrPort, p []byte) {
 		toC = append(toC, bytes.Clone(p))
 	}))
 	if err != nil {

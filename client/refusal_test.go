@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"net/netip"
 	"testing"
 	"time"
@@ -115,7 +116,7 @@ func TestForgedHandshakeAnswers(t *testing.T) {
 	if forged == 0 || st.Refusals == 0 || st.HandshakeAuthFailures == 0 {
 		t.Errorf("the forgeries did not reach the client: %d sent, %d refusals, %d auth failures", forged, st.Refusals, st.HandshakeAuthFailures)
 	}
-	if cs, ok := s.srv.Client(sc.c.ClientNum()); !ok || cs.ConnID == 0x4444 {
+	if cs, ok := serverhook.Client(s.srv, sc.c.ClientNum()); !ok || cs.ConnID == 0x4444 {
 		t.Errorf("the client is not in the server's session: %+v", cs)
 	}
 }
@@ -125,8 +126,8 @@ func TestForgedHandshakeAnswers(t *testing.T) {
 // answer, and the server's sealed accept, not yet delivered.
 func secureHandshake(t testing.TB) (*client.Client, []byte) {
 	var toC, toS [][]byte
-	cfg := server.Config{TokenKey: &secureKey, ProtocolID: testProtocol, PublicAddrs: []netip.AddrPort{serverAddr},
-		WallClock: func() time.Time { return wallStart }}
+	cfg := serverhook.With(server.Config{TokenKey: &secureKey, ProtocolID: testProtocol, PublicAddrs: []netip.AddrPort{serverAddr}},
+		serverhook.Hooks{WallClock: func() time.Time { return wallStart }})
 	srv, err := server.New(cfg, testgame.New(), testgame.DefaultSettings, server.SendFunc(func(to netip.AddrPort, p []byte) {
 		toC = append(toC, bytes.Clone(p))
 	}))

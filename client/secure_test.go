@@ -2,6 +2,8 @@ package client_test
 
 import (
 	"errors"
+	"github.com/snapwire/snapwire/internal/serverhook"
+	"github.com/snapwire/snapwire/internal/tokenwire"
 	"net/netip"
 	"testing"
 	"time"
@@ -23,10 +25,9 @@ var (
 // secureConfig is a server configuration that requires tokens, with a
 // wall clock that follows the simulation's virtual time.
 func secureConfig(s **sim) server.Config {
-	return server.Config{
+	return serverhook.With(server.Config{
 		TokenKey: &secureKey, ProtocolID: testProtocol, PublicAddrs: []netip.AddrPort{serverAddr},
-		WallClock: func() time.Time { return wallStart.Add((*s).now) },
-	}
+	}, serverhook.Hooks{WallClock: func() time.Time { return wallStart.Add((*s).now) }})
 }
 
 func issueToken(t testing.TB, p token.Params, at time.Time) *token.Token {
@@ -56,12 +57,12 @@ func TestSecureSessions(t *testing.T) {
 	s.run(20 * time.Second)
 	checkInvariants(t, s)
 	for i := range 4 {
-		cs, ok := s.srv.Client(s.cls[i].c.ClientNum())
+		cs, ok := serverhook.Client(s.srv, s.cls[i].c.ClientNum())
 		if !ok || !cs.Secure || cs.TokenClientID != uint64(100+i) || string(cs.UserData) != "team=red" {
 			t.Errorf("client %d on the server: %+v", i, cs)
 		}
 	}
-	if st := s.srv.Stats(); st.AuthFailures != 0 || st.Connects != 4 {
+	if st := serverhook.ServerStats(s.srv); st.AuthFailures != 0 || st.Connects != 4 {
 		t.Errorf("server: %d authentication failures, %d connects", st.AuthFailures, st.Connects)
 	}
 }
@@ -74,7 +75,7 @@ func TestTokenRefusals(t *testing.T) {
 	s = newSim(t, 82, netsim.LinkConfig{Latency: 10 * time.Millisecond}, secureConfig(&s))
 	used := issueToken(t, token.Params{}, wallStart)
 	tampered := issueToken(t, token.Params{}, wallStart)
-	tampered.Sealed[3] ^= 0x10
+	tokenwire.Of(tampered).Sealed[3] ^= 0x10
 	cases := []struct {
 		name string
 		tok  *token.Token
@@ -121,7 +122,7 @@ func TestTokenRefusals(t *testing.T) {
 	if !errors.As(again.Err(), &ref) || ref.Reason != session.ReasonTokenReused {
 		t.Errorf("reused token: %v %v", again.State(), again.Err())
 	}
-	if st := s.srv.Stats(); st.TokensRefused != 7 || s.srv.NumClients() != 0 {
+	if st := serverhook.ServerStats(s.srv); st.TokensRefused != 7 || s.srv.NumClients() != 0 {
 		t.Errorf("%d token refusals counted (want 7), %d clients", st.TokensRefused, s.srv.NumClients())
 	}
 }
@@ -139,14 +140,14 @@ func TestSecureRebind(t *testing.T) {
 	}
 	before := sc.c.Stats().SnapshotsReceived
 	s.run(8 * time.Second)
-	cs, ok := s.srv.Client(0)
+	cs, ok := serverhook.Client(s.srv, 0)
 	if !ok || cs.Addr != newAddr || cs.AddrPending || sc.c.State() != client.Connected {
 		t.Fatalf("after rebind: server sees %v (ok %v, pending %v), client %v", cs.Addr, ok, cs.AddrPending, sc.c.State())
 	}
 	if got := sc.c.Stats().SnapshotsReceived - before; got < 90 {
 		t.Errorf("%d snapshots after the rebind", got)
 	}
-	if st := s.srv.Stats(); st.AddrChanges != 1 {
+	if st := serverhook.ServerStats(s.srv); st.AddrChanges != 1 {
 		t.Errorf("%d address changes", st.AddrChanges)
 	}
 	checkInvariants(t, s)
@@ -162,11 +163,11 @@ func TestInsecureKeepsIP(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.run(4 * time.Second)
-	cs, ok := s.srv.Client(0)
+	cs, ok := serverhook.Client(s.srv, 0)
 	if !ok || cs.Addr != clientAddr(0) {
 		t.Fatalf("insecure session moved to %v", cs.Addr)
 	}
-	if s.srv.Stats().WrongSource == 0 {
+	if serverhook.ServerStats(s.srv).WrongSource == 0 {
 		t.Fatal("packets from the other IP not counted")
 	}
 }

@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"net/netip"
 	"testing"
 	"time"
@@ -41,7 +42,7 @@ func TestMapChange(t *testing.T) {
 			t.Errorf("client %d: game %x (server %x), map %q, %d loads", i, sc.c.GameID(), s.srv.GameID(), sc.g.Settings.Map, sc.c.Stats().LoadGames)
 		}
 	}
-	cs, _ := s.srv.Client(3)
+	cs, _ := serverhook.Client(s.srv, 3)
 	if cs.LoadGameSent == 0 || cs.WrongGame == 0 {
 		t.Errorf("client 3 was not told to load the game: %+v", cs)
 	}
@@ -60,7 +61,7 @@ func TestNATRebind(t *testing.T) {
 	}
 	before := sc.c.Stats().SnapshotsReceived
 	s.run(8 * time.Second)
-	cs, ok := s.srv.Client(0)
+	cs, ok := serverhook.Client(s.srv, 0)
 	if !ok || cs.Addr != newAddr || sc.c.State() != client.Connected {
 		t.Fatalf("after rebind: server sees %v (ok %v), client %v", cs.Addr, ok, sc.c.State())
 	}

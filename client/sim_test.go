@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"bytes"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"hash"
 	"hash/fnv"
 	"net/netip"
@@ -84,13 +85,15 @@ func newSim(t testing.TB, seed uint64, link netsim.LinkConfig, scfg server.Confi
 	if err != nil {
 		t.Fatal(err)
 	}
-	scfg.Seed = seed
 	scfg.VerifyBase = true
-	scfg.OnFrame = s.onFrame
 	s.applied = map[[2]uint64]uint64{}
-	scfg.OnApply = func(c game.ClientNum, seq snapshot.Seq, base *snapshot.CommonBase) {
-		s.applied[[2]uint64{uint64(c), uint64(seq)}] = base.Hash()
-	}
+	serverhook.Edit(&scfg, func(h *serverhook.Hooks) {
+		h.Seed = seed
+		h.OnFrame = s.onFrame
+		h.OnApply = func(c game.ClientNum, seq snapshot.Seq, base *snapshot.CommonBase) {
+			s.applied[[2]uint64{uint64(c), uint64(seq)}] = base.Hash()
+		}
+	})
 	s.scfg = scfg
 	s.sent = fnv.New64a()
 	s.srv, err = server.New(scfg, s.sg, testgame.DefaultSettings, server.SendFunc(func(to netip.AddrPort, p []byte) {

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"fmt"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"net/netip"
 	"testing"
 	"time"
@@ -49,7 +50,7 @@ type steady struct {
 func newSteady(t testing.TB, n int) *steady {
 	st := &steady{p: pipe{latency: 30 * time.Millisecond}}
 	var err error
-	st.srv, err = server.New(server.Config{Seed: 9, VerifyBase: true}, testgame.New(), testgame.DefaultSettings,
+	st.srv, err = server.New(serverhook.With(server.Config{Advanced: server.Advanced{VerifyBase: true}}, serverhook.Hooks{Seed: 9}), testgame.New(), testgame.DefaultSettings,
 		server.SendFunc(func(to netip.AddrPort, pkt []byte) { st.p.push(st.now, serverAddr, to, pkt) }))
 	if err != nil {
 		t.Fatal(err)

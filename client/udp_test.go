@@ -16,7 +16,7 @@ import (
 // Real sockets on 127.0.0.1: a server runner and two client runners play
 // for about a second, then the clients leave cleanly.
 func TestUDPRunners(t *testing.T) {
-	srv, err := server.Listen("127.0.0.1:0", server.Config{VerifyBase: true}, testgame.New(), testgame.DefaultSettings)
+	srv, err := server.Listen("127.0.0.1:0", server.Config{Advanced: server.Advanced{VerifyBase: true}}, testgame.New(), testgame.DefaultSettings)
 	if err != nil {
 		t.Fatal(err)
 	}

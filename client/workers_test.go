@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"testing"
 	"time"
 
@@ -21,13 +22,13 @@ func TestSnapshotWorkersSameBytes(t *testing.T) {
 	run := func(workers int) (uint64, uint64) {
 		t.Helper()
 		link := netsim.LinkConfig{Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.2}
-		s := newSim(t, 11, link, server.Config{Deterministic: true, SnapshotWorkers: workers})
+		s := newSim(t, 11, link, serverhook.With(server.Config{Advanced: server.Advanced{SnapshotWorkers: workers}}, serverhook.Hooks{Deterministic: true}))
 		for i := range 8 {
 			s.addClient(i, botWander, client.Config{})
 		}
 		s.run(10 * time.Second)
 		checkInvariants(t, s)
-		if par := s.srv.Stats().ParallelSnapshotFrames; (workers > 1) != (par > 100) {
+		if par := serverhook.ServerStats(s.srv).ParallelSnapshotFrames; (workers > 1) != (par > 100) {
 			t.Fatalf("%d workers: %d frames built in parallel", workers, par)
 		}
 		return s.sent.Sum64(), s.srv.Totals().SnapshotsSent

@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"net"
 	"net/netip"
 	"sync"
@@ -127,7 +128,7 @@ func (m *match) clientAddrs() map[netchan.ConnID]netip.AddrPort {
 	out := map[netchan.ConnID]netip.AddrPort{}
 	m.server(func(s *server.Server) {
 		for _, cs := range s.Clients() {
-			out[cs.ConnID] = cs.Addr
+			out[netchan.ConnID(cs.ConnID)] = cs.Addr
 		}
 	})
 	return out
@@ -225,8 +226,8 @@ func TestAttackConnIDSweepSecure(t *testing.T) {
 	vpkts, vsent := sweep(t, victim, m.srv.Addr(), hijack)
 	m.waitSnapshots(20, 10*time.Second) // the match goes on
 	checkUnmoved(t, before, m.clientAddrs())
-	var st server.Stats
-	m.server(func(s *server.Server) { st = s.Stats() })
+	var st serverhook.Stats
+	m.server(func(s *server.Server) { st = serverhook.ServerStats(s) })
 	_, dropped := m.srv.ReadStats()
 	hit := 4 * (len(forged(0)) + 4) // packets naming a live connection, from both sources
 	t.Logf("sweep: %d + %d packets (%d + %d bytes); server: %d auth failures, %d bad, %d unknown connection, %d reader drops, %d address changes",
@@ -274,8 +275,8 @@ func TestAttackConnIDSweepInsecure(t *testing.T) {
 	sweep(t, att, m.srv.Addr(), func(int) bool { return true })
 	m.waitSnapshots(20, 10*time.Second)
 	checkUnmoved(t, before, m.clientAddrs())
-	var st server.Stats
-	m.server(func(s *server.Server) { st = s.Stats() })
+	var st serverhook.Stats
+	m.server(func(s *server.Server) { st = serverhook.ServerStats(s) })
 	if st.WrongSource == 0 || st.AddrChanges != 0 || st.Disconnects != 0 {
 		t.Errorf("wrong source %d, address changes %d, disconnects %d", st.WrongSource, st.AddrChanges, st.Disconnects)
 	}
@@ -385,9 +386,9 @@ func TestAttackConnectFloods(t *testing.T) {
 			reasons = append(reasons, refusal(t, ans))
 			count[reasons[i]]++
 		}
-		var st server.Stats
+		var st serverhook.Stats
 		var clients int
-		m.server(func(s *server.Server) { st, clients = s.Stats(), s.NumClients() })
+		m.server(func(s *server.Server) { st, clients = serverhook.ServerStats(s), s.NumClients() })
 		t.Logf("secure=%v: answers %v; stats: bad cookies %d, throttled %d, tokens refused %d, clients %d",
 			secure, count, st.BadCookies, st.Throttled, st.TokensRefused, clients)
 		// The kernel and the reader may drop part of the burst on a busy
@@ -457,7 +458,7 @@ func TestAttackSlotExhaustion(t *testing.T) {
 // Guards against: unbounded password attempts.
 func TestAttackPasswordGuessing(t *testing.T) {
 	acceptance.Require(t, "attack-udp")
-	m := startMatch(t, server.Config{Password: "hunter2", CookieLifetime: time.Minute}, false, 0)
+	m := startMatch(t, server.Config{Password: "hunter2", Advanced: server.Advanced{CookieLifetime: time.Minute}}, false, 0)
 	to := m.srv.Addr()
 	att := attacker(t, "127.0.0.2")
 	cookie := cookieFor(t, att, to)
@@ -474,6 +475,20 @@ func TestAttackPasswordGuessing(t *testing.T) {
 			t.Errorf("guess %d: %v, want %v", i, got[i], want[i])
 		}
 	}
+}
+
+// loneClientStats reads the server's counters and those of its one
+// client (zero when it has not exactly one) on its goroutine.
+func loneClientStats(ctx context.Context, srv *server.Runner) (serverhook.ClientStats, serverhook.Stats) {
+	var cs serverhook.ClientStats
+	var st serverhook.Stats
+	srv.Do(ctx, func(now time.Duration, s *server.Server) {
+		st = serverhook.ServerStats(s)
+		if all := s.Clients(); len(all) == 1 {
+			cs, _ = serverhook.Client(s, all[0].Num)
+		}
+	})
+	return cs, st
 }
 
 // Acceptance: replayed packets are rejected and counted. A relay on the
@@ -572,17 +587,7 @@ func TestAttackReplay(t *testing.T) {
 	mu.Lock()
 	replay := append([][]byte(nil), recorded...)
 	mu.Unlock()
-	statsOf := func() (server.ClientStats, server.Stats) {
-		var cs server.ClientStats
-		var st server.Stats
-		srv.Do(ctx, func(now time.Duration, s *server.Server) {
-			st = s.Stats()
-			if all := s.Clients(); len(all) == 1 {
-				cs = all[0]
-			}
-		})
-		return cs, st
-	}
+	statsOf := func() (serverhook.ClientStats, serverhook.Stats) { return loneClientStats(ctx, srv) }
 	cs0, _ := statsOf()
 	att := attacker(t, "127.0.0.2")
 	for i, p := range replay {
@@ -594,8 +599,8 @@ func TestAttackReplay(t *testing.T) {
 	}
 	// Until the server has counted the replays it read (bounded: the
 	// reader may drop some of the burst).
-	var cs1 server.ClientStats
-	var st server.Stats
+	var cs1 serverhook.ClientStats
+	var st serverhook.Stats
 	var late uint64
 	testwait.Until(5*time.Second, func() bool {
 		cs1, st = statsOf()
@@ -682,14 +687,14 @@ func TestRebindReflectionBounded(t *testing.T) {
 	forgedFrom := toServer[len(toServer)-1]
 	toServer = nil
 	srv.HandlePacket(now, victim, forgedFrom)
-	cs, _ := srv.Client(0)
+	cs, _ := serverhook.Client(srv, 0)
 	if cs.Addr != victim || !cs.AddrPending {
 		t.Fatalf("session at %v (pending %v) after the rewritten packet", cs.Addr, cs.AddrPending)
 	}
 	for range 200 { // 1 s in which nothing more comes from the victim
 		step(victim, false)
 	}
-	st := srv.Stats()
+	st := serverhook.ServerStats(srv)
 	t.Logf("victim got %d bytes for one %d-byte packet; %d packets held back", toVictim, len(forgedFrom), st.UnconfirmedDrops)
 	if toVictim > 3*len(forgedFrom) || st.UnconfirmedDrops == 0 { // 3x: room for the path challenge (issue 22)
 		t.Fatalf("reflection: %d bytes to the victim for %d received (%d held back)", toVictim, len(forgedFrom), st.UnconfirmedDrops)
@@ -699,7 +704,7 @@ func TestRebindReflectionBounded(t *testing.T) {
 	for range 20 {
 		step(real, true)
 	}
-	if cs, _ := srv.Client(0); cs.Addr != real || cs.AddrPending {
+	if cs, _ := serverhook.Client(srv, 0); cs.Addr != real || cs.AddrPending {
 		t.Fatalf("session at %v (pending %v) after the client spoke again", cs.Addr, cs.AddrPending)
 	}
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"net/netip"
 	"testing"
 	"time"
@@ -54,7 +55,7 @@ func (h *fakeHandler) Unreliable(typ netchan.MessageType, m []byte) {
 func steadyServer(tb testing.TB, n int) (*Server, []*fakeClient) {
 	tb.Helper()
 	r := &rec{}
-	s, err := New(Config{Seed: 1, MaxClients: n}, testgame.New(), steadySettings, r)
+	s, err := New(serverhook.With(Config{MaxClients: n}, serverhook.Hooks{Seed: 1}), testgame.New(), steadySettings, r)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestSteadyStateAllocs(t *testing.T) {
 			for range 5400 {
 				steadyFrame(s, fakes)
 			}
-			st := s.Stats()
+			st := s.fullStats()
 			if st.ReliableEvents == 0 || st.UnreliableEvents == 0 {
 				t.Fatalf("no events in the warm-up: %+v", st)
 			}
@@ -139,7 +140,7 @@ func TestSteadyStateAllocs(t *testing.T) {
 			if fakes[0].snap-before < 100 {
 				t.Errorf("%d snapshots in 300 frames", fakes[0].snap-before)
 			}
-			cs, _ := s.Client(0)
+			cs, _ := s.clientFull(0)
 			if cs.AcksApplied < 100 || s.NumClients() != n {
 				t.Errorf("acks applied %d, %d clients", cs.AcksApplied, s.NumClients())
 			}
@@ -159,7 +160,8 @@ func BenchmarkFrame(b *testing.B) {
 				steadyFrame(s, fakes)
 			}
 			bits0 := uint64(0)
-			for _, c := range s.Clients() {
+			for n := range s.slots {
+				c, _ := s.clientFull(game.ClientNum(n))
 				bits0 += c.SnapshotBits
 			}
 			b.ReportAllocs()
@@ -167,7 +169,8 @@ func BenchmarkFrame(b *testing.B) {
 				steadyFrame(s, fakes)
 			}
 			bits := uint64(0)
-			for _, c := range s.Clients() {
+			for n := range s.slots {
+				c, _ := s.clientFull(game.ClientNum(n))
 				bits += c.SnapshotBits
 			}
 			b.ReportMetric(float64(bits-bits0)/8/float64(b.N), "snapbytes/frame")

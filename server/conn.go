@@ -10,44 +10,41 @@ import (
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/snapshot"
-	"github.com/snapwire/snapwire/token"
+	"github.com/snapwire/snapwire/internal/tokenwire"
 )
 
-// ClientStats are one client's figures on the server.
+// ClientStats are one client's figures on the server, those an operator
+// reads.
 type ClientStats struct {
 	Num    game.ClientNum
 	Name   string
 	Addr   netip.AddrPort
-	ConnID netchan.ConnID
-	InGame bool // its messages carry the current game id
-	// FramesRun counts frames run since its first command; CmdsEarly the
-	// frames whose command had arrived before the server needed it;
-	// Duplicated the frames that reused the previous command (DOOM III §2).
-	FramesRun, CmdsEarly, Duplicated uint64
-	// LateCmds counts commands that arrived after their frame ran.
-	LateCmds uint64
+	ConnID uint16 // the connection's id, unique among the connected clients
+	InGame bool   // its messages carry the current game id
 	// Lead is the latest reported lead (minimum over a snapshot interval of
-	// how early commands arrived, DOOM III §3.2).
-	Lead time.Duration
-	// ClientLead is how far the client says it predicts ahead (§3.3).
-	ClientLead       time.Duration
-	SnapshotsSent    uint64
-	SnapshotsSkipped uint64 // the byte rate was used up (netchan.CanSend)
-	SnapshotBits     uint64 // bits of snapshot bodies built
-	LoadGameSent     uint64
-	AcksApplied      uint64
-	WrongGame        uint64 // messages carrying another game id
+	// how early commands arrived, DOOM III §3.2); Duplicated counts the
+	// frames that reused its previous command, its own having not arrived
+	// in time (§2), and LateCmds the commands that arrived after their
+	// frame ran.
+	Lead                 time.Duration
+	Duplicated, LateCmds uint64
+	// SnapshotsSent counts the snapshots sent; SnapshotsSkipped those
+	// skipped because its byte rate was used up (Config.Rate).
+	SnapshotsSent, SnapshotsSkipped uint64
 	// Secure reports whether the session is encrypted (it connected with
 	// a token); TokenClientID and UserData come from its token.
 	Secure        bool
 	TokenClientID uint64
 	UserData      []byte
-	// AddrPending: the address changed and the client has not yet echoed
-	// the path challenge sent there (Addr is the new address).
-	AddrPending bool
-	Channel     netchan.Stats
+	// RTT is the smoothed round trip, Loss the fraction of its packets
+	// lost on the way in (recent), BytesIn and BytesOut the UDP payload
+	// bytes each way.
+	RTT               time.Duration
+	Loss              float64
+	BytesIn, BytesOut uint64
 }
 
 type client struct {
@@ -79,10 +76,10 @@ type client struct {
 	connAddr netip.AddrPort
 	nonce    uint64
 	// random is the server's random value for this session, from which
-	// the channel keys derive (token.SessionKeys), and acceptKey the
+	// the channel keys derive (tokenwire.SessionKeys), and acceptKey the
 	// token's server→client key that seals the accept (secure sessions).
 	random    [session.SessionRandomLen]byte
-	acceptKey [token.KeyLen]byte
+	acceptKey [tokenwire.KeyLen]byte
 	name      string
 	ch        *netchan.Channel
 	enc       *snapshot.Encoder
@@ -116,17 +113,17 @@ type client struct {
 	in      snapshot.Input
 	evStart int
 	// snapW and snapBuf hold the client's snapshot while parallel workers
-	// build the frame's snapshots (Config.SnapshotWorkers).
+	// build the frame's snapshots (Advanced.SnapshotWorkers).
 	snapW    bitmsg.Writer
 	snapBuf  []byte
 	buildErr error
 	msg      game.UserCmdMessage
 	r        bitmsg.Reader
 	h        chanHandler // reused for every packet: no allocation per Receive
-	stats    ClientStats
+	stats    serverhook.ClientStats
 }
 
-func newClient(s *Server, num game.ClientNum, id netchan.ConnID, from netip.AddrPort, m session.Connect, now time.Duration, tok *token.Private) *client {
+func newClient(s *Server, num game.ClientNum, id netchan.ConnID, from netip.AddrPort, m session.Connect, now time.Duration, tok *tokenwire.Private) *client {
 	cfg := s.cfg.Channel
 	c := &client{
 		s: s, num: num, id: id, addr: from, validAddr: from, connAddr: from, nonce: m.Nonce, name: m.Name,
@@ -138,11 +135,11 @@ func newClient(s *Server, num game.ClientNum, id netchan.ConnID, from netip.Addr
 	}
 	if tok != nil {
 		// Keys of this session alone, from the token's and a fresh random
-		// value (token.SessionKeys); the server sends with the
+		// value (tokenwire.SessionKeys); the server sends with the
 		// server→client one.
 		crand.Read(c.random[:])
 		c.acceptKey = tok.ServerToClientKey
-		c2s, s2c := token.SessionKeys(&tok.ClientToServerKey, &tok.ServerToClientKey, &c.random, m.Nonce)
+		c2s, s2c := tokenwire.SessionKeys(&tok.ClientToServerKey, &tok.ServerToClientKey, &c.random, m.Nonce)
 		cfg.Keys = &netchan.Keys{Send: s2c, Recv: c2s}
 		c.stats.Secure, c.stats.TokenClientID = true, tok.ClientID
 		c.stats.UserData = tok.UserData
@@ -211,7 +208,19 @@ func (c *client) queueReliable(m []byte) bool {
 	return true
 }
 
-func (c *client) statsCopy() ClientStats {
+// publicStats returns the operator's part of statsCopy.
+func (c *client) publicStats() ClientStats {
+	ch := c.ch.Stats()
+	st := &c.stats
+	return ClientStats{
+		Num: c.num, Name: c.name, Addr: c.addr, ConnID: uint16(c.id), InGame: c.inGame,
+		Lead: c.lead, Duplicated: st.Duplicated, LateCmds: st.LateCmds, SnapshotsSent: st.SnapshotsSent, SnapshotsSkipped: st.SnapshotsSkipped,
+		Secure: st.Secure, TokenClientID: st.TokenClientID, UserData: st.UserData,
+		RTT: ch.RTT, Loss: ch.Loss, BytesIn: ch.BytesIn, BytesOut: ch.BytesOut,
+	}
+}
+
+func (c *client) statsCopy() serverhook.ClientStats {
 	st := c.stats
 	st.Num, st.Name, st.Addr, st.ConnID, st.InGame = c.num, c.name, c.addr, c.id, c.inGame
 	st.Lead, st.AddrPending = c.lead, c.addrPending
@@ -505,7 +514,7 @@ func (c *client) prepareSnapshot(now time.Duration) bool {
 // w, the entities' encodings shared through cache. It touches only the
 // client's own encoder and w, and reads the cache, so clients may build at
 // once on several goroutines through views of one prepared cache
-// (Config.SnapshotWorkers).
+// (Advanced.SnapshotWorkers).
 func (c *client) buildSnapshot(w *bitmsg.Writer, cache *snapshot.FrameCache) error {
 	w.WriteUint32(uint32(c.s.gameID))
 	c.in.Cache = cache

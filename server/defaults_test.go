@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"net/netip"
 	"testing"
 
@@ -25,14 +26,14 @@ func TestZeroConfigDrawsSecretAndIDsFromCryptoRand(t *testing.T) {
 		return [4]uint32{s.ids.Uint32(), s.ids.Uint32(), s.ids.Uint32(), s.ids.Uint32()}
 	}
 	a, b := mk(Config{}), mk(Config{})
-	det := mk(Config{Deterministic: true})
+	det := mk(serverhook.With(Config{}, serverhook.Hooks{Deterministic: true}))
 	if len(a.cfg.Secret) != 32 || bytes.Equal(a.cfg.Secret, b.cfg.Secret) || bytes.Equal(a.cfg.Secret, det.cfg.Secret) {
 		t.Errorf("zero-value secrets %x and %x (deterministic %x)", a.cfg.Secret, b.cfg.Secret, det.cfg.Secret)
 	}
 	if ids(a) == ids(b) {
 		t.Error("two zero-value servers hand out the same connection ids")
 	}
-	d1, d2 := mk(Config{Deterministic: true, Seed: 5}), mk(Config{Deterministic: true, Seed: 5})
+	d1, d2 := mk(serverhook.With(Config{}, serverhook.Hooks{Deterministic: true, Seed: 5})), mk(serverhook.With(Config{}, serverhook.Hooks{Deterministic: true, Seed: 5}))
 	if !bytes.Equal(d1.cfg.Secret, d2.cfg.Secret) || ids(d1) != ids(d2) {
 		t.Error("Deterministic servers with one seed differ")
 	}

@@ -4,12 +4,22 @@
 // Runner that drives the core in real time.
 //
 // Layers (docs/ARCHITECTURE.md): the core drives a game.Game, builds snapshots with
-// package snapshot (one Encoder, hence one common base, per client), frames
-// the session messages of package session, and carries them on one
-// netchan.Channel per client. It never reads a clock or a socket: the
-// caller passes now (virtual time since start) to HandlePacket and Advance
-// and gives a Sender for outgoing datagrams; tests drive it over package
-// netsim in virtual time.
+// internal/snapshot (one Encoder, hence one common base, per client), frames
+// the session messages of internal/session, and carries them on one
+// internal/netchan channel per client. It never reads a clock or a socket:
+// the caller passes now (virtual time since start) to HandlePacket and
+// Advance and gives a Sender for outgoing datagrams; tests drive it over
+// package netsim in virtual time.
+//
+// # Configuration and figures
+//
+// Config holds the everyday settings and embeds Advanced, the rarely
+// changed ones (per-address limits, cookie lifetime, saved events,
+// VerifyBase, SnapshotWorkers, OnConnectionless). Stats, Totals and
+// ClientStats are what an operator reads; the test hooks and every
+// counter the core keeps are reached through internal/serverhook, by
+// snapwire's tests, harnesses and metrics only. Reason names why a client
+// was refused or dropped, as the log reports it.
 //
 // # Frames and commands (DOOM III §2)
 //
@@ -31,14 +41,14 @@
 // snapshot: its PVS from Game.Visible, every non-PVS state, the latest
 // commands of the other players in the game, and the unreliable events
 // logged since its previous snapshot (each written once). When the
-// channel's byte rate is used up (netchan.CanSend with the previous
-// snapshot's size) the snapshot is skipped and counted; its events wait for
+// client's byte rate (Config.Rate) cannot take another snapshot of the
+// previous one's size, the snapshot is skipped and counted; its events wait for
 // the next one. Each client's base starts as a copy of the map base,
 // initialised from the map's entities right after Game.Load (§8; non-PVS
 // states start empty on both ends). Every client message acknowledges the
 // last snapshot it received; the ack applies that snapshot to the server's
 // base and queues the reliable "apply S", which the channel delivers before
-// any later snapshot. With Config.VerifyBase the apply carries the low 32
+// any later snapshot. With Advanced.VerifyBase the apply carries the low 32
 // bits of the server's base hash, which the client checks.
 //
 // # Events (§5, §8)
@@ -73,7 +83,7 @@
 // it one, three times, and forget it (a client that loses all three times
 // out). Connectionless packets that are not handshake messages (first
 // payload byte 0x20 or above: Quake 3's text queries "getinfo",
-// "getstatus") go to Config.OnConnectionless, which may reply.
+// "getstatus") go to Advanced.OnConnectionless, which may reply.
 //
 // # Allocation
 //

@@ -24,7 +24,7 @@ func Example() {
 	net.SetDefault(netsim.LinkConfig{Latency: 50 * time.Millisecond})
 	srvEP, _ := net.Listen(netip.MustParseAddrPort("10.0.0.1:27960"))
 	world := guide.New()
-	srv, _ := server.New(server.Config{Deterministic: true}, world, "",
+	srv, _ := server.New(server.Config{}, world, "",
 		server.SendFunc(func(to netip.AddrPort, p []byte) { srvEP.WriteTo(p, to) }))
 	var eps []*netsim.Endpoint
 	var players []*client.Client
@@ -53,11 +53,11 @@ func Example() {
 	fmt.Println("frames:", srv.Frame())
 	for _, c := range srv.Clients() {
 		dot, _ := world.Entity(game.EntityNum(c.Num))
-		fmt.Printf("%s: %d snapshots, commands %d in time %d late %d duplicated, dot at %d\n",
-			c.Name, c.SnapshotsSent, c.CmdsEarly, c.LateCmds, c.Duplicated, dot.(*guide.Dot).X)
+		fmt.Printf("%s: %d snapshots, commands %d late %d duplicated, dot at %d\n",
+			c.Name, c.SnapshotsSent, c.LateCmds, c.Duplicated, dot.(*guide.Dot).X)
 	}
 	// Output:
 	// frames: 180
-	// player0: 58 snapshots, commands 134 in time 36 late 0 duplicated, dot at 402
-	// player1: 58 snapshots, commands 134 in time 36 late 0 duplicated, dot at -134
+	// player0: 58 snapshots, commands 36 late 0 duplicated, dot at 402
+	// player1: 58 snapshots, commands 36 late 0 duplicated, dot at -134
 }

@@ -28,7 +28,7 @@ type tokenUse struct {
 // binds to the first address and handshake nonce that use it
 // (netcode.io's "connect token entries") and opens at most one session.
 // When full, the oldest entry makes room; a token forgotten that way and
-// accepted again still gets session keys of its own (token.SessionKeys).
+// accepted again still gets session keys of its own (tokenwire.SessionKeys).
 type tokenTable struct {
 	m    map[[16]byte]tokenUse
 	ring [][16]byte // insertion order

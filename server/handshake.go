@@ -17,7 +17,7 @@ import (
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/session"
-	"github.com/snapwire/snapwire/token"
+	"github.com/snapwire/snapwire/internal/tokenwire"
 )
 
 // cookie computes the stateless challenge cookie for addr in time bucket
@@ -100,7 +100,7 @@ func (s *Server) refuse(to netip.AddrPort, nonce uint64, why session.Reason) {
 
 // refuseKey refuses a connect, sealed with key (a token's server→client
 // key) when it is not nil.
-func (s *Server) refuseKey(to netip.AddrPort, nonce uint64, why session.Reason, key *[token.KeyLen]byte) {
+func (s *Server) refuseKey(to netip.AddrPort, nonce uint64, why session.Reason, key *[tokenwire.KeyLen]byte) {
 	if key == nil {
 		s.refuse(to, nonce, why)
 		return
@@ -112,16 +112,16 @@ func (s *Server) refuseKey(to netip.AddrPort, nonce uint64, why session.Reason, 
 	s.sendOOB(to, session.Refuse{Nonce: nonce, Reason: why}.AppendSealed(nil, key, &xn))
 }
 
-// tokenRefusal maps an error of token.Opener.Open to the reason sent.
+// tokenRefusal maps an error of tokenwire.Opener.Open to the reason sent.
 func tokenRefusal(err error) session.Reason {
 	switch {
-	case errors.Is(err, token.ErrExpired):
+	case errors.Is(err, tokenwire.ErrExpired):
 		return session.ReasonTokenExpired
-	case errors.Is(err, token.ErrNotYetValid):
+	case errors.Is(err, tokenwire.ErrNotYetValid):
 		return session.ReasonTokenNotYetValid
-	case errors.Is(err, token.ErrWrongProtocol):
+	case errors.Is(err, tokenwire.ErrWrongProtocol):
 		return session.ReasonTokenWrongProto
-	case errors.Is(err, token.ErrWrongServer):
+	case errors.Is(err, tokenwire.ErrWrongServer):
 		return session.ReasonTokenWrongServer
 	default:
 		return session.ReasonTokenInvalid
@@ -144,48 +144,63 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m session.Conne
 			return
 		}
 	}
-	// Nothing is counted or stored before the sender is authorised: on a
-	// secure server by its token, on an insecure one by its cookie, and
-	// then per IP address in a table that never refuses another address
-	// (guard.go). A host with thousands of ports cannot lock others out.
 	bucket := s.bucket(now)
-	var priv *token.Private
-	var key *[token.KeyLen]byte // the token's server→client key, once it opened
-	if s.opener != nil {
-		if len(m.Token) == 0 {
-			s.stats.TokensRefused++
-			s.refuse(from, m.Nonce, session.ReasonTokenRequired)
-			return
-		}
-		p, err := s.opener.Open(m.Token, s.cfg.WallClock())
-		if err != nil {
-			s.stats.TokensRefused++
-			s.refuse(from, m.Nonce, tokenRefusal(err))
-			return
-		}
-		// From here on a refusal is sealed with the token's key, so its
-		// holder can believe it at once (session.KindSealedRefuse).
-		key = &p.ServerToClientKey
-		// A token binds to the first address that uses it, and serves one
-		// session (the same request again is answered above).
-		if why := s.usedTokens.use(p.MAC, from, m.Nonce, p.Expires); why != session.ReasonNone {
-			s.stats.TokensRefused++
-			s.refuseKey(from, m.Nonce, why, key)
-			return
-		}
-		priv = p
-	} else {
+	priv, key, ok := s.authorise(from, m, bucket)
+	if !ok || !s.admissible(from, m, bucket, key) {
+		return
+	}
+	s.admit(now, from, m, priv, key)
+}
+
+// authorise checks what allows the sender to connect, refusing it
+// otherwise: on a secure server its token (returned opened, with its
+// server→client key), on an insecure one its count of connects. Nothing
+// is counted or stored before the sender is authorised: on a secure
+// server by its token, on an insecure one by its cookie, and then per IP
+// address in a table that never refuses another address (guard.go). A
+// host with thousands of ports cannot lock others out.
+func (s *Server) authorise(from netip.AddrPort, m session.Connect, bucket int64) (*tokenwire.Private, *[tokenwire.KeyLen]byte, bool) {
+	if s.opener == nil {
 		if len(m.Token) > 0 {
 			s.refuse(from, m.Nonce, session.ReasonTokenUnsupported)
-			return
+			return nil, nil, false
 		}
 		if s.connects.count(from.Addr(), bucket) >= s.cfg.MaxConnectAttempts {
 			s.stats.Throttled++
 			s.refuse(from, m.Nonce, session.ReasonTooManyAttempts)
-			return
+			return nil, nil, false
 		}
 		s.connects.add(from.Addr(), bucket)
+		return nil, nil, true
 	}
+	if len(m.Token) == 0 {
+		s.stats.TokensRefused++
+		s.refuse(from, m.Nonce, session.ReasonTokenRequired)
+		return nil, nil, false
+	}
+	p, err := s.opener.Open(m.Token, s.cfg.WallClock())
+	if err != nil {
+		s.stats.TokensRefused++
+		s.refuse(from, m.Nonce, tokenRefusal(err))
+		return nil, nil, false
+	}
+	// From here on a refusal is sealed with the token's key, so its
+	// holder can believe it at once (session.KindSealedRefuse).
+	key := &p.ServerToClientKey
+	// A token binds to the first address that uses it, and serves one
+	// session (the same request again is answered by connect).
+	if why := s.usedTokens.use(p.MAC, from, m.Nonce, p.Expires); why != session.ReasonNone {
+		s.stats.TokensRefused++
+		s.refuseKey(from, m.Nonce, why, key)
+		return nil, nil, false
+	}
+	return p, key, true
+}
+
+// admissible applies the per-address limits and checks the request's
+// version, registry and password, refusing it (sealed with key, if set)
+// when one fails.
+func (s *Server) admissible(from netip.AddrPort, m session.Connect, bucket int64, key *[tokenwire.KeyLen]byte) bool {
 	// Per IP address, secure or not: tokens handed to anyone who asks
 	// (serve --web-tokens) must not let one host take every slot.
 	n := 0
@@ -197,25 +212,32 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m session.Conne
 	if n >= s.cfg.MaxClientsPerIP {
 		s.stats.Throttled++
 		s.refuseKey(from, m.Nonce, session.ReasonTooManyFromIP, key)
-		return
+		return false
 	}
 	if s.cfg.Password != "" && s.pwFails.count(from.Addr(), bucket) >= s.cfg.MaxPasswordFailures {
 		s.stats.Throttled++
 		s.refuseKey(from, m.Nonce, session.ReasonTooManyAttempts, key)
-		return
+		return false
 	}
 	switch {
 	case m.Version != session.Version:
 		s.refuseKey(from, m.Nonce, session.ReasonWrongVersion, key)
-		return
+		return false
 	case m.RegistryHash != s.reg.Hash():
 		s.refuseKey(from, m.Nonce, session.ReasonWrongRegistry, key)
-		return
+		return false
 	case s.cfg.Password != "" && !hmac.Equal([]byte(m.Password), []byte(s.cfg.Password)):
 		s.pwFails.add(from.Addr(), bucket)
 		s.refuseKey(from, m.Nonce, session.ReasonWrongPassword, key)
-		return
+		return false
 	}
+	return true
+}
+
+// admit gives the authorised request a free slot and a connection id,
+// enters it in the game and answers with the accept, or refuses it
+// (server full) when no slot is free.
+func (s *Server) admit(now time.Duration, from netip.AddrPort, m session.Connect, priv *tokenwire.Private, key *[tokenwire.KeyLen]byte) {
 	slot := -1
 	for i, c := range s.slots {
 		if c == nil {
@@ -248,7 +270,7 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m session.Conne
 	c.enterGame()
 	if s.slots[slot] != c {
 		// The saved events did not fit in its reliable queue
-		// (Config.Channel.MaxReliableBytes).
+		// (Advanced.MaxSavedEvents).
 		s.refuseKey(from, m.Nonce, session.ReasonProtocolError, key)
 		return
 	}

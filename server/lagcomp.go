@@ -17,13 +17,13 @@ import (
 // the paper proposes (CheckLOS) only narrows that.
 //
 // The history is I/O-free and counted in game frames. The view time a
-// client claims is hostile input: Clamp bounds it to the MaxRewind frames
+// client claims is hostile input: clamp bounds it to the MaxRewind frames
 // before the present and to the frames still kept.
 
 // LagConfig turns lag compensation's history on (Config.LagCompensation).
 type LagConfig struct {
 	// Frames is the number of frames of positions kept [0: off], at most
-	// MaxHistoryFrames.
+	// maxHistoryFrames.
 	Frames int
 	// MaxRewind bounds how far before the present a shot is checked, in
 	// frames [Frames-1]; a server chooses it from the round trips it
@@ -31,8 +31,8 @@ type LagConfig struct {
 	MaxRewind int
 }
 
-// MaxHistoryFrames bounds LagConfig.Frames (17 s at 60 Hz).
-const MaxHistoryFrames = 1024
+// maxHistoryFrames bounds LagConfig.Frames (17 s at 60 Hz).
+const maxHistoryFrames = 1024
 
 // Positioner is implemented by entities that have a position (the
 // arena's players and rockets; the client's interface of the same name).
@@ -40,8 +40,8 @@ type Positioner interface {
 	Position() (x, y, z float32)
 }
 
-// EntityPos is one entity's position in a frame of the History.
-type EntityPos struct {
+// entityPos is one entity's position in a frame of the History.
+type entityPos struct {
 	Num     game.EntityNum
 	X, Y, Z float32
 }
@@ -69,14 +69,14 @@ type History struct {
 type histFrame struct {
 	frame game.Frame
 	valid bool
-	pos   []EntityPos // ascending by Num
+	pos   []entityPos // ascending by Num
 }
 
-// NewHistory returns a history of cfg.Frames frames (1..MaxHistoryFrames)
+// newHistory returns a history of cfg.Frames frames (1..maxHistoryFrames)
 // and a rewind bound of cfg.MaxRewind frames (clamped to 0..Frames-1;
 // 0 means Frames-1).
-func NewHistory(cfg LagConfig) *History {
-	n := min(max(cfg.Frames, 1), MaxHistoryFrames)
+func newHistory(cfg LagConfig) *History {
+	n := min(max(cfg.Frames, 1), maxHistoryFrames)
 	r := cfg.MaxRewind
 	if r <= 0 || r > n-1 {
 		r = n - 1
@@ -84,28 +84,28 @@ func NewHistory(cfg LagConfig) *History {
 	return &History{ring: make([]histFrame, n), maxRewind: r}
 }
 
-// Frames is the number of frames the history keeps; MaxRewind its rewind
+// frames is the number of frames the history keeps; maxRewindFrames its rewind
 // bound.
-func (h *History) Frames() int    { return len(h.ring) }
-func (h *History) MaxRewind() int { return h.maxRewind }
+func (h *History) frames() int          { return len(h.ring) }
+func (h *History) maxRewindFrames() int { return h.maxRewind }
 
-// Reset forgets every frame (a map change).
-func (h *History) Reset() {
+// reset forgets every frame (a map change).
+func (h *History) reset() {
 	for i := range h.ring {
 		h.ring[i].valid = false
 	}
 	h.count = 0
 }
 
-// Record stores the positions of frame f, which must be newer than the
+// record stores the positions of frame f, which must be newer than the
 // latest recorded (an older or repeated frame is ignored and Record
 // returns false). pos is copied and sorted by entity number.
-func (h *History) Record(f game.Frame, pos []EntityPos) bool {
+func (h *History) record(f game.Frame, pos []entityPos) bool {
 	if h.count > 0 && f <= h.latest {
 		return false
 	}
 	if h.count > 0 && int64(f)-int64(h.latest) >= int64(len(h.ring)) {
-		h.Reset() // a gap longer than the history: nothing kept is contiguous
+		h.reset() // a gap longer than the history: nothing kept is contiguous
 	}
 	hf := &h.ring[int(uint32(f))%len(h.ring)]
 	hf.frame, hf.valid = f, true
@@ -128,17 +128,17 @@ func (h *History) Record(f game.Frame, pos []EntityPos) bool {
 	return true
 }
 
-// Latest returns the newest frame recorded.
-func (h *History) Latest() (game.Frame, bool) { return h.latest, h.count > 0 }
+// latestFrame returns the newest frame recorded.
+func (h *History) latestFrame() (game.Frame, bool) { return h.latest, h.count > 0 }
 
 // oldest is the oldest frame the ring may still hold.
 func (h *History) oldest() game.Frame { return h.latest - game.Frame(len(h.ring)-1) }
 
-// Clamp bounds a view time a client claims for a shot fired at frame now
+// clamp bounds a view time a client claims for a shot fired at frame now
 // (in frames, fractional: an interpolating client sees between frames) to
 // [now-MaxRewind, now] and to the frames kept; a non-finite claim is now.
-// Clamp is where the hostile input stops.
-func (h *History) Clamp(now game.Frame, claimed float64) float64 {
+// clamp is where the hostile input stops.
+func (h *History) clamp(now game.Frame, claimed float64) float64 {
 	hi := float64(now)
 	if h.count > 0 {
 		hi = min(hi, float64(h.latest))
@@ -165,7 +165,7 @@ func (h *History) frame(f game.Frame) *histFrame {
 	return hf
 }
 
-func (hf *histFrame) find(n game.EntityNum) (EntityPos, bool) {
+func (hf *histFrame) find(n game.EntityNum) (entityPos, bool) {
 	lo, hi := 0, len(hf.pos)
 	for lo < hi {
 		m := (lo + hi) / 2
@@ -178,13 +178,13 @@ func (hf *histFrame) find(n game.EntityNum) (EntityPos, bool) {
 	if lo < len(hf.pos) && hf.pos[lo].Num == n {
 		return hf.pos[lo], true
 	}
-	return EntityPos{}, false
+	return entityPos{}, false
 }
 
-// Position returns entity n's position at time t (frames, fractional):
+// position returns entity n's position at time t (frames, fractional):
 // linear between the two frames around t when both hold it, else the
 // earlier frame's. ok is false when the history does not hold n at t.
-func (h *History) Position(n game.EntityNum, t float64) (x, y, z float32, ok bool) {
+func (h *History) position(n game.EntityNum, t float64) (x, y, z float32, ok bool) {
 	if math.IsNaN(t) || math.IsInf(t, 0) || t < math.MinInt32 || t > math.MaxInt32 {
 		return 0, 0, 0, false
 	}
@@ -210,9 +210,9 @@ func (h *History) Position(n game.EntityNum, t float64) (x, y, z float32, ok boo
 	return p.X, p.Y, p.Z, true
 }
 
-// At returns a PositionFunc of the positions at time t.
-func (h *History) At(t float64) PositionFunc {
-	return func(n game.EntityNum) (x, y, z float32, ok bool) { return h.Position(n, t) }
+// at returns a PositionFunc of the positions at time t.
+func (h *History) at(t float64) PositionFunc {
+	return func(n game.EntityNum) (x, y, z float32, ok bool) { return h.position(n, t) }
 }
 
 // Check tests a shot fired at frame now by a client claiming view time
@@ -221,8 +221,8 @@ func (h *History) At(t float64) PositionFunc {
 // counts only if los reports a clear line of sight to the target in the
 // present.
 func (h *History) Check(now game.Frame, claimed float64, shot ShotFunc, los func(target game.EntityNum) bool) (hit game.EntityNum, rewound float64, ok bool) {
-	rewound = h.Clamp(now, claimed)
-	hit, ok = shot(h.At(rewound))
+	rewound = h.clamp(now, claimed)
+	hit, ok = shot(h.at(rewound))
 	if ok && los != nil && !los(hit) {
 		return 0, rewound, false
 	}

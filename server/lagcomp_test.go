@@ -24,7 +24,7 @@ func targetX(f game.Frame) float32 { return float32(f) * targetSpeed }
 // recordRun records frames 1..last of the target (and a still entity 2).
 func recordRun(h *History, last game.Frame) {
 	for f := game.Frame(1); f <= last; f++ {
-		h.Record(f, []EntityPos{{Num: 2, X: -100}, {Num: target, X: targetX(f)}})
+		h.record(f, []entityPos{{Num: 2, X: -100}, {Num: target, X: targetX(f)}})
 	}
 }
 
@@ -48,7 +48,7 @@ func shotAt(x float32) ShotFunc {
 // compensated shot would miss) or a check that ignored time (the
 // uncompensated one would hit).
 func TestHistoryRewindHitsWhereTheClientSaw(t *testing.T) {
-	h := NewHistory(LagConfig{Frames: 64, MaxRewind: 30})
+	h := newHistory(LagConfig{Frames: 64, MaxRewind: 30})
 	recordRun(h, 100)
 	seen := game.Frame(80)
 	shot := shotAt(targetX(seen))
@@ -59,7 +59,7 @@ func TestHistoryRewindHitsWhereTheClientSaw(t *testing.T) {
 		t.Error("the same shot in the present hit a target 100 units away")
 	}
 	// Between frames (an interpolating client): 80.5 is 2.5 units on.
-	x, _, _, ok := h.Position(target, 80.5)
+	x, _, _, ok := h.position(target, 80.5)
 	if !ok || x != targetX(80)+2.5 {
 		t.Errorf("position at 80.5 = %v %v, want %v", x, ok, targetX(80)+2.5)
 	}
@@ -71,26 +71,26 @@ func TestHistoryRewindHitsWhereTheClientSaw(t *testing.T) {
 // Guards against: a history that grows with the match, or a ring index
 // that returns a frame 64 frames off for an old one.
 func TestHistoryBoundedInFrames(t *testing.T) {
-	h := NewHistory(LagConfig{Frames: 64})
+	h := newHistory(LagConfig{Frames: 64})
 	recordRun(h, 2000)
-	if h.Frames() != 64 || h.MaxRewind() != 63 {
-		t.Fatalf("frames %d, max rewind %d", h.Frames(), h.MaxRewind())
+	if h.frames() != 64 || h.maxRewindFrames() != 63 {
+		t.Fatalf("frames %d, max rewind %d", h.frames(), h.maxRewindFrames())
 	}
-	if x, _, _, ok := h.Position(target, 2000-63); !ok || x != targetX(2000-63) {
+	if x, _, _, ok := h.position(target, 2000-63); !ok || x != targetX(2000-63) {
 		t.Errorf("oldest kept frame: %v %v", x, ok)
 	}
-	if _, _, _, ok := h.Position(target, 2000-64); ok {
+	if _, _, _, ok := h.position(target, 2000-64); ok {
 		t.Error("a frame older than the history was returned")
 	}
-	if h.Record(1999, nil) || h.Record(2000, nil) {
+	if h.record(1999, nil) || h.record(2000, nil) {
 		t.Error("an old or repeated frame was recorded")
 	}
 	// A gap longer than the history forgets everything before it.
-	h.Record(3000, []EntityPos{{Num: target, X: 1}})
-	if _, _, _, ok := h.Position(target, 2000); ok {
+	h.record(3000, []entityPos{{Num: target, X: 1}})
+	if _, _, _, ok := h.position(target, 2000); ok {
 		t.Error("a frame from before a long gap survived")
 	}
-	if x, _, _, ok := h.Position(target, 3000); !ok || x != 1 {
+	if x, _, _, ok := h.position(target, 3000); !ok || x != 1 {
 		t.Errorf("frame after the gap: %v %v", x, ok)
 	}
 }
@@ -104,13 +104,13 @@ func TestHistoryBoundedInFrames(t *testing.T) {
 // picks the moment the target stood still in the open) or that reads
 // NaN as a frame.
 func TestHistoryClampsTheClaimedTime(t *testing.T) {
-	h := NewHistory(LagConfig{Frames: 120, MaxRewind: 10})
+	h := newHistory(LagConfig{Frames: 120, MaxRewind: 10})
 	recordRun(h, 100)
 	for _, c := range []struct{ claim, want float64 }{
 		{50, 90}, {-1e12, 90}, {95.5, 95.5}, {100, 100}, {130, 100},
 		{math.NaN(), 100}, {math.Inf(-1), 100}, {math.Inf(1), 100},
 	} {
-		if got := h.Clamp(100, c.claim); got != c.want {
+		if got := h.clamp(100, c.claim); got != c.want {
 			t.Errorf("Clamp(100, %v) = %v, want %v", c.claim, got, c.want)
 		}
 	}
@@ -118,12 +118,12 @@ func TestHistoryClampsTheClaimedTime(t *testing.T) {
 		t.Errorf("a shot claiming frame 40 was checked at %v and hit %v", rewound, ok)
 	}
 	// The clamp also stops at the frames kept.
-	short := NewHistory(LagConfig{Frames: 8, MaxRewind: 100})
+	short := newHistory(LagConfig{Frames: 8, MaxRewind: 100})
 	recordRun(short, 100)
-	if got := short.Clamp(100, 0); got != 93 {
+	if got := short.clamp(100, 0); got != 93 {
 		t.Errorf("Clamp to a history of 8 frames = %v, want 93", got)
 	}
-	if _, _, _, ok := short.Position(target, math.NaN()); ok {
+	if _, _, _, ok := short.position(target, math.NaN()); ok {
 		t.Error("a NaN time gave a position")
 	}
 }
@@ -135,7 +135,7 @@ func TestHistoryClampsTheClaimedTime(t *testing.T) {
 // Guards against: a Check that ignores its los argument, or asks it about
 // another entity than the one hit.
 func TestHistoryPresentLineOfSight(t *testing.T) {
-	h := NewHistory(LagConfig{Frames: 64})
+	h := newHistory(LagConfig{Frames: 64})
 	recordRun(h, 100)
 	shot := shotAt(targetX(90))
 	var asked []game.EntityNum
@@ -171,17 +171,17 @@ func TestServerRecordsPlayerPositions(t *testing.T) {
 	ent, _ := s.g.PlayerEntity(0)
 	e, _ := s.g.Entity(ent)
 	x, y, _ := e.(Positioner).Position()
-	hx, hy, _, ok := s.History().Position(ent, float64(s.Frame()))
+	hx, hy, _, ok := s.History().position(ent, float64(s.Frame()))
 	if !ok || hx != x || hy != y {
 		t.Errorf("history at frame %d: %v,%v %v; entity at %v,%v", s.Frame(), hx, hy, ok, x, y)
 	}
-	if f, ok := s.History().Latest(); !ok || f != s.Frame() {
+	if f, ok := s.History().latestFrame(); !ok || f != s.Frame() {
 		t.Errorf("latest %d, server frame %d", f, s.Frame())
 	}
 	if err := s.ChangeMap(testgame.DefaultSettings); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := s.History().Latest(); ok {
+	if _, ok := s.History().latestFrame(); ok {
 		t.Error("history kept across a map change")
 	}
 }

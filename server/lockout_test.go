@@ -6,6 +6,7 @@ package server_test
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"net/netip"
 	"testing"
 	"time"
@@ -53,8 +54,7 @@ func newSimRig(t *testing.T, seed uint64, cfg server.Config, secure bool) *simRi
 	if r.sep, err = r.net.Listen(simServer); err != nil {
 		t.Fatal(err)
 	}
-	cfg.Seed, cfg.Deterministic = seed, true
-	cfg.WallClock = func() time.Time { return simWall.Add(r.now) }
+	serverhook.Set(&cfg, serverhook.Hooks{Seed: seed, Deterministic: true, WallClock: func() time.Time { return simWall.Add(r.now) }})
 	if secure {
 		cfg.TokenKey, cfg.ProtocolID, cfg.PublicAddrs = &simKey, simProtocol, []netip.AddrPort{simServer}
 	}

@@ -15,7 +15,7 @@ import (
 // MaxPasswordFailures or MaxClientsPerIP) and map change. Each carries the
 // client's number and address where it has them. Connects refused for a
 // bad cookie are not logged: their source address is unproven (they are
-// counted in Stats.BadCookies). Refusals are logged at most
+// counted in serverhook.Stats.BadCookies). Refusals are logged at most
 // logBurst per second; the rest are counted and reported in the next
 // refusal logged after a quiet second, so a flood of connects cannot
 // flood the log.

@@ -40,7 +40,7 @@ func logLines(t *testing.T, b *bytes.Buffer) []map[string]any {
 func TestLogEvents(t *testing.T) {
 	var buf bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&buf, nil))
-	s, r := newTest(t, Config{Logger: logger, Password: "pw", Timeout: 2 * time.Second, MaxPasswordFailures: 2})
+	s, r := newTest(t, Config{Logger: logger, Password: "pw", Timeout: 2 * time.Second, Advanced: Advanced{MaxPasswordFailures: 2}})
 	m := goodConnect(1)
 	m.Name, m.Password = "alice", "pw"
 	acc, err := session.ParseAccept(handshake(t, s, r, 0, addr(1), m))

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/snapwire/snapwire/internal/serverhook"
+	"github.com/snapwire/snapwire/internal/tokenwire"
 	"net/netip"
 	"testing"
 	"time"
@@ -21,21 +23,21 @@ func TestSecureSquattersLeaveSlots(t *testing.T) {
 	key := token.Key{3: 3}
 	srvAddr := netip.MustParseAddrPort("192.0.2.200:27960")
 	wall := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
-	s, r := newTest(t, Config{MaxClients: 8, TokenKey: &key, ProtocolID: 9, PublicAddrs: []netip.AddrPort{srvAddr},
-		WallClock: func() time.Time { return wall }, Deterministic: true})
+	s, r := newTest(t, serverhook.With(Config{MaxClients: 8, TokenKey: &key, ProtocolID: 9, PublicAddrs: []netip.AddrPort{srvAddr}},
+		serverhook.Hooks{WallClock: func() time.Time { return wall }, Deterministic: true}))
 	join := func(from netip.AddrPort, nonce uint64) session.Reason {
 		tok, err := token.Issue(key, token.Params{ProtocolID: 9, ClientID: nonce, Servers: []netip.AddrPort{srvAddr}}, wall)
 		if err != nil {
 			t.Fatal(err)
 		}
 		m := goodConnect(nonce)
-		m.Token = tok.AppendPrivate(nil)
+		m.Token = tokenwire.Of(tok).AppendPrivate(nil)
 		ans := handshake(t, s, r, 0, from, m)
 		// A secure server seals its answers once the token opened.
-		if _, err := session.OpenSealedAccept(ans, &tok.ServerToClientKey); err == nil {
+		if _, err := session.OpenSealedAccept(ans, &tokenwire.Of(tok).ServerToClientKey); err == nil {
 			return session.ReasonNone
 		}
-		if ref, err := session.OpenSealedRefuse(ans, &tok.ServerToClientKey); err == nil {
+		if ref, err := session.OpenSealedRefuse(ans, &tokenwire.Of(tok).ServerToClientKey); err == nil {
 			return ref.Reason
 		}
 		ref, err := session.ParseRefuse(ans)
@@ -67,7 +69,7 @@ func TestSecureSquattersLeaveSlots(t *testing.T) {
 	if got := s.NumClients(); got != 4+3 {
 		t.Errorf("%d clients, want 7", got)
 	}
-	if st := s.Stats(); st.Throttled != 4 {
+	if st := s.fullStats(); st.Throttled != 4 {
 		t.Errorf("Stats.Throttled %d, want 4", st.Throttled)
 	}
 	t.Logf("squatters in: %d of 8", squatted)

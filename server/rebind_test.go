@@ -4,6 +4,7 @@ package server_test
 // over netsim.
 
 import (
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"net/netip"
 	"testing"
 	"time"
@@ -77,13 +78,13 @@ func TestRebindReflectionValidated(t *testing.T) {
 	moved, timedOut := false, time.Duration(0)
 	for r.now < 33*time.Second {
 		r.run(r.now + 100*time.Millisecond)
-		cs, ok := r.srv.Client(0)
+		cs, ok := serverhook.Client(r.srv, 0)
 		moved = moved || (ok && cs.Addr == victim)
 		if !ok && timedOut == 0 {
 			timedOut = r.now
 		}
 	}
-	st := r.srv.Stats()
+	st := serverhook.ServerStats(r.srv)
 	t.Logf("victim received %d bytes for %d forged bytes (%.1fx); session moved %v, gone at %v; %d packets held back, %d challenges",
 		toVictim, spoofed, float64(toVictim)/float64(max(spoofed, 1)), moved, timedOut, st.UnconfirmedDrops, st.PathChallenges)
 	if !moved || spoofed == 0 {
@@ -111,12 +112,12 @@ func TestRebindValidatedNAT(t *testing.T) {
 	at := r.now
 	for r.now < at+time.Second {
 		r.run(r.now + 10*time.Millisecond)
-		if cs, _ := r.srv.Client(0); cs.Addr == next && !cs.AddrPending {
+		if cs, _ := serverhook.Client(r.srv, 0); cs.Addr == next && !cs.AddrPending {
 			break
 		}
 	}
 	t.Logf("new address validated %v after the rebinding (round trip 40 ms)", r.now-at)
-	if cs, _ := r.srv.Client(0); cs.Addr != next || cs.AddrPending || r.now-at > 150*time.Millisecond {
+	if cs, _ := serverhook.Client(r.srv, 0); cs.Addr != next || cs.AddrPending || r.now-at > 150*time.Millisecond {
 		t.Fatalf("after %v: server sees %v (pending %v)", r.now-at, cs.Addr, cs.AddrPending)
 	}
 	before := c.Stats().SnapshotsReceived

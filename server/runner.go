@@ -53,7 +53,7 @@ func (a attached) Send(to netip.AddrPort, p []byte) { a.send(to, p) }
 // Handler slices valid only during the call; the channel handler
 // (chanHandler, conn.go) parses commands into values through a
 // bitmsg.Reader, whose methods only copy out (its stale buffer is Reset
-// before its next use); Config.OnConnectionless's payload is documented as
+// before its next use); Advanced.OnConnectionless's payload is documented as
 // valid only during the call.
 type udpCore struct{ s *Server }
 

@@ -20,19 +20,27 @@ import (
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/snapshot"
+	"github.com/snapwire/snapwire/internal/tokenwire"
 	"github.com/snapwire/snapwire/token"
 )
 
-// Sender sends one UDP datagram; pkt is valid only during the call. The
-// server and the client share the one type of package session.
-type Sender = session.Sender
+// Sender sends one UDP datagram to an address; pkt is valid only during
+// the call.
+type Sender interface {
+	Send(to netip.AddrPort, pkt []byte)
+}
 
 // SendFunc adapts a function to Sender.
-type SendFunc = session.SendFunc
+type SendFunc func(to netip.AddrPort, pkt []byte)
 
-// Config configures a server. Zero fields take the defaults in brackets.
+// Send implements Sender.
+func (f SendFunc) Send(to netip.AddrPort, pkt []byte) { f(to, pkt) }
+
+// Config configures a server: the everyday settings. Zero fields take the
+// defaults in brackets; the rarely needed knobs are in Advanced.
 type Config struct {
 	FrameRate    int    // game frames per second [60] (DOOM III §2)
 	SnapshotRate int    // snapshots per second per client, 10..60 [20] (§3: 10-20 Hz)
@@ -41,27 +49,41 @@ type Config struct {
 	// TokenKey makes the server secure: it accepts only connects that
 	// carry a connect token sealed with this key (package token), and
 	// every channel packet is then authenticated and encrypted with the
-	// token's session keys (netchan.Keys). Without it the server uses the
-	// insecure handshake, meant for tests, demos and trusted networks:
-	// anyone who can spoof a client's IP address can inject packets into
-	// its session (package doc).
+	// token's session keys. Without it the server uses the insecure
+	// handshake, meant for tests, demos and trusted networks: anyone who
+	// can spoof a client's IP address can inject packets into its session
+	// (package doc).
 	TokenKey *token.Key
 	// ProtocolID is the protocol id connect tokens must carry.
 	ProtocolID uint64
 	// PublicAddrs are the addresses connect tokens name this server by
 	// (one must be listed in a token); Listen adds its local address.
 	PublicAddrs []netip.AddrPort
-	// WallClock tells Unix time for token expiry [time.Now]: the virtual
-	// time the core runs on has no epoch.
-	WallClock func() time.Time
-	// Stopwatch, when set, is read before and after each frame and each
-	// snapshot build to fill Stats.FrameTime and Stats.SnapshotBuildTime
-	// (a runner passes a monotonic clock; nil: not timed). Nothing the
-	// server does depends on it.
-	Stopwatch func() time.Duration
 	// Logger receives one event per connect, disconnect, timeout, refusal,
 	// rate-limit refusal and map change (log.go); nil logs nothing.
 	Logger *slog.Logger
+	// Timeout drops a client from which nothing arrived for this long
+	// [10s]; a client that connected with a token gets its token's timeout
+	// (token.Params.Timeout) instead.
+	Timeout time.Duration
+	// Rate is each client's byte rate, UDP/IP headers included [0:
+	// unlimited]; a snapshot is skipped when it is used up.
+	Rate int
+	// LagCompensation, with Frames > 0, keeps a History of every player
+	// entity's position (entities implementing Positioner), recorded after
+	// each frame, for hit detection at a client's view time (lagcomp.go;
+	// Half-Life's lag compensation, DOOM III §1.1). Off by default.
+	LagCompensation LagConfig
+	// Advanced holds the settings few servers change.
+	Advanced
+
+	hooks *serverhook.Hooks // internal/serverhook.Set
+}
+
+// Advanced are a server's rarely needed settings (Config.Advanced), apart
+// from the everyday ones as pion keeps its SettingEngine apart from its
+// Configuration. Zero fields take the defaults in brackets.
+type Advanced struct {
 	// MaxClientsPerIP bounds the clients from one IP address [4], secure
 	// or not: a token does not say who may hold how many slots, and one
 	// host with many tokens would fill the server otherwise.
@@ -74,69 +96,49 @@ type Config struct {
 	// is refused until the next lifetime (ReasonTooManyAttempts), and no
 	// other address ever is.
 	MaxConnectAttempts, MaxPasswordFailures int
-	// Secret keys the challenge cookie HMAC [32 bytes from crypto/rand].
-	Secret []byte
-	// Seed seeds game ids; with Deterministic it also derives Secret (when
-	// nil) and seeds connection ids, for reproducible tests. Without
-	// Deterministic both come from crypto/rand.
-	Seed          uint64
-	Deterministic bool
-	// Timeout drops a client from which nothing arrived for this long
-	// [10s]; a client that connected with a token gets its token's timeout
-	// (token.Params.Timeout) instead.
-	Timeout time.Duration
 	// CookieLifetime is the width of a cookie's time bucket [10s]; a cookie
 	// is accepted in its bucket and the next.
 	CookieLifetime time.Duration
-	// Channel is the configuration of every client's channel (MTU, byte
-	// Rate, ...); snapshots are skipped when Channel.Rate is used up.
-	Channel netchan.Config
 	// MaxSavedEvents bounds the saved events kept for late joiners [1024].
 	// A joining client gets them all as reliable messages at once, so
-	// their packed size must fit in Channel.MaxReliableBytes (16 KiB by
-	// default: 1024 events of 8 payload bytes); a client whose reliable
-	// queue cannot take them is refused (protocol error).
+	// their packed size must fit in its channel's reliable queue (16 KiB:
+	// 1024 events of 8 payload bytes); a client whose reliable queue
+	// cannot take them is refused (protocol error).
 	MaxSavedEvents int
 	// VerifyBase makes every "apply S" carry the low 32 bits of the
 	// server's base hash, which the client compares with its own (a live
 	// check of DOOM III §4.2's invariant; costs a hash of the base per ack).
 	VerifyBase bool
-	// LagCompensation, with Frames > 0, keeps a History of every player
-	// entity's position (entities implementing Positioner), recorded after
-	// each frame, for hit detection at a client's view time (lagcomp.go;
-	// Half-Life's lag compensation, DOOM III §1.1). Off by default.
-	LagCompensation LagConfig
-	// SnapshotWorkers is how many goroutines build a frame's snapshots [1].
-	// With more, the server asks the game for every due client's snapshot
-	// (PVS, states, commands, events) first, encodes the frame's visible
-	// entities and states once (snapshot.FrameCache Prepare, PrepareStates),
-	// builds the clients' snapshots on that many goroutines through
-	// read-only views of the cache (ShareFrom), and sends them in client
-	// order: the same bytes as one worker (TestSnapshotWorkersSameBytes).
-	// The game is only ever called from the goroutine that runs the server.
-	// At most MaxSnapshotWorkers.
+	// SnapshotWorkers is how many goroutines build a frame's snapshots
+	// [1], at most 64. With more, the server asks the game for every due
+	// client's snapshot (PVS, states, commands, events) first, encodes
+	// the frame's visible entities and states once, builds the clients'
+	// snapshots on that many goroutines through read-only views of that
+	// encoding, and sends them in client order: the same bytes as one
+	// worker (TestSnapshotWorkersSameBytes). The game is only ever called
+	// from the goroutine that runs the server.
 	SnapshotWorkers int
-	// OnFrame, if set, is called after every game frame (tests record the
-	// authoritative states here).
-	OnFrame func(f game.Frame)
-	// OnApply, if set, is called when client c's acknowledgement of
-	// snapshot seq has been applied to its base on the server (tests
-	// compare the base with the client's after the same apply).
-	OnApply func(c game.ClientNum, seq snapshot.Seq, base *snapshot.CommonBase)
 	// OnConnectionless, if set, is called for every connectionless packet
-	// that is not a snapwire handshake message (session.IsHandshake: the
-	// first payload byte is below 0x20), such as Quake 3's text queries
-	// "getinfo xxx" and "getstatus xxx"; payload is what follows the
-	// FF FF FF FF prefix. reply sends FF FF FF FF and p to from. payload
-	// and reply are valid only during the call, which runs on the
-	// goroutine that owns the server (the Runner's). The source address of
-	// a connectionless packet is not verified: a handler that answers
-	// with more bytes than it received lends itself to amplification (a
-	// Quake 3 server rate-limits such queries per address).
+	// that is not a snapwire handshake message (the first payload byte is
+	// 0x20 or above), such as Quake 3's text queries "getinfo xxx" and
+	// "getstatus xxx"; payload is what follows the FF FF FF FF prefix.
+	// reply sends FF FF FF FF and p to from. payload and reply are valid
+	// only during the call, which runs on the goroutine that owns the
+	// server (the Runner's). The source address of a connectionless
+	// packet is not verified: a handler that answers with more bytes than
+	// it received lends itself to amplification (a Quake 3 server
+	// rate-limits such queries per address).
 	OnConnectionless func(now time.Duration, from netip.AddrPort, payload []byte, reply func(p []byte))
 }
 
-func (c *Config) defaults() {
+// config is a server's resolved configuration: Config with its defaults
+// and the internal hooks (internal/serverhook).
+type config struct {
+	Config
+	serverhook.Hooks
+}
+
+func (c *config) defaults() {
 	if c.FrameRate <= 0 {
 		c.FrameRate = 60
 	}
@@ -173,6 +175,9 @@ func (c *Config) defaults() {
 	if c.SnapshotWorkers <= 0 {
 		c.SnapshotWorkers = 1
 	}
+	if c.Rate > 0 {
+		c.Channel.Rate = c.Rate
+	}
 }
 
 // Errors.
@@ -200,13 +205,13 @@ type Server struct {
 	// shared by all clients' snapshots of that frame (snapshot.FrameCache).
 	// Anything that changes entities without running a frame invalidates it.
 	snapCache snapshot.FrameCache
-	// The parallel snapshot path (Config.SnapshotWorkers): the due and
+	// The parallel snapshot path (Advanced.SnapshotWorkers): the due and
 	// prepared clients of the frame, the union of their PVSs, the
 	// workers' views of snapCache.
 	due, ready []*client
 	union      snapshot.PVS
 	views      []snapshot.FrameCache
-	cfg        Config
+	cfg        config
 	g          game.Game
 	reg        *game.Registry
 	send       Sender
@@ -242,75 +247,53 @@ type Server struct {
 	evw     bitmsg.Writer
 	evbuf   []byte
 	relMsgs [][]byte
-	stats   Stats
+	stats   serverhook.Stats
 
 	history *History    // lag compensation; nil: off
-	histPos []EntityPos // scratch for History.Record
+	histPos []entityPos // scratch for History.record
 
 	replyTo netip.AddrPort
 	replyFn func([]byte) // bound once: replies to replyTo
 
-	opener     *token.Opener // nil: insecure handshake
+	opener     *tokenwire.Opener // nil: insecure handshake
 	usedTokens tokenTable
 	connects   attemptTable // insecure connects per IP address
 	pwFails    attemptTable // wrong passwords per IP address
 }
 
-// Stats are server-wide counters.
+// Stats are the server-wide counters an operator reads (the Prometheus
+// counters of `snapwire serve --metrics` hold them all).
 type Stats struct {
-	Frames      uint64
+	Frames uint64 // frames run
+	// FramesLate counts frames run more than a frame duration after they
+	// were due (the driver or the machine fell behind).
+	FramesLate  uint64
 	Connects    uint64 // clients accepted
-	Refused     uint64
-	BadCookies  uint64
-	Challenges  uint64
-	Queries     uint64 // connectionless packets passed to OnConnectionless
-	Timeouts    uint64
-	Disconnects uint64
-	BadPackets  uint64 // channel packets rejected or unparsable
-	UnknownConn uint64 // channel packets for no connection
+	Disconnects uint64 // clients gone: left, kicked, timed out, shut down
+	Timeouts    uint64 // clients dropped for their silence (Config.Timeout)
+	// Refused counts refused connects; of them, TokensRefused those
+	// refused for their token and Throttled those refused by the
+	// per-address limits (Advanced).
+	Refused, TokensRefused, Throttled uint64
 	// AuthFailures counts channel packets that failed authentication
 	// (secure server): forged, corrupted or replayed; dropped unread.
 	AuthFailures uint64
-	// WrongSource counts packets of an insecure session from another IP
-	// address than the client's (only its port may change).
-	WrongSource uint64
-	// AddrChanges counts client address changes (NAT rebinding) taken from
-	// packets that delivered a new message (authenticated, on a secure
-	// session); PathChallenges the path challenges made for new addresses
-	// (sent, or held back by the budget below) and PathValidations the
-	// addresses validated by their echo;
-	// UnconfirmedDrops the packets not sent to an address not yet
-	// validated, beyond 3 times the bytes received from it.
-	AddrChanges, UnconfirmedDrops   uint64
-	PathChallenges, PathValidations uint64
-	// ParallelSnapshotFrames counts the frames whose snapshots several
-	// goroutines built (Config.SnapshotWorkers).
-	ParallelSnapshotFrames uint64
-	// TokensRefused counts connects refused for their token; Throttled
-	// those refused by MaxConnectAttempts, MaxPasswordFailures or
-	// MaxClientsPerIP.
-	TokensRefused, Throttled uint64
-	MapChanges               uint64
-	SavedEvents              int // saved events kept now
-	ReliableEvents           uint64
-	UnreliableEvents         uint64
-	// FramesLate counts frames run more than a frame duration after they
-	// were due (the driver or the machine fell behind).
-	FramesLate uint64
-	// FrameTime is the time to run a frame (game, events, snapshots),
-	// SnapshotBuildTime to build one client's snapshot; filled only with
-	// Config.Stopwatch.
-	FrameTime, SnapshotBuildTime DurationHistogram
+	BadPackets   uint64 // channel packets rejected or unparsable
+	MapChanges   uint64
 }
 
 // New returns a server running game g, loaded with settings.
-func New(cfg Config, g game.Game, settings string, send Sender) (*Server, error) {
+func New(pub Config, g game.Game, settings string, send Sender) (*Server, error) {
+	cfg := config{Config: pub}
+	if pub.hooks != nil {
+		cfg.Hooks = *pub.hooks
+	}
 	cfg.defaults()
 	if cfg.SnapshotRate < 10 || cfg.SnapshotRate > 60 || send == nil || g == nil {
 		return nil, fmt.Errorf("%w: snapshot rate %d (10..60), sender and game required", ErrConfig, cfg.SnapshotRate)
 	}
-	if cfg.SnapshotWorkers > MaxSnapshotWorkers {
-		return nil, fmt.Errorf("%w: %d snapshot workers (1..%d)", ErrConfig, cfg.SnapshotWorkers, MaxSnapshotWorkers)
+	if cfg.SnapshotWorkers > maxSnapshotWorkers {
+		return nil, fmt.Errorf("%w: %d snapshot workers (1..%d)", ErrConfig, cfg.SnapshotWorkers, maxSnapshotWorkers)
 	}
 	s := &Server{
 		cfg: cfg, g: g, reg: g.Registry(), send: send,
@@ -325,11 +308,14 @@ func New(cfg Config, g game.Game, settings string, send Sender) (*Server, error)
 	}
 	s.replyFn = func(p []byte) { s.sendOOB(s.replyTo, p) }
 	if !cfg.Deterministic {
-		var seed [16]byte
+		var seed [32]byte
 		if _, err := crand.Read(seed[:]); err != nil {
 			return nil, err
 		}
 		s.ids = rand.New(rand.NewPCG(binary.LittleEndian.Uint64(seed[:]), binary.LittleEndian.Uint64(seed[8:])))
+		if cfg.Seed == 0 {
+			s.rng = rand.New(rand.NewPCG(binary.LittleEndian.Uint64(seed[16:]), binary.LittleEndian.Uint64(seed[24:])))
+		}
 	}
 	if s.cfg.Secret == nil {
 		if cfg.Deterministic {
@@ -342,10 +328,10 @@ func New(cfg Config, g game.Game, settings string, send Sender) (*Server, error)
 		}
 	}
 	if cfg.TokenKey != nil {
-		s.opener = token.NewOpener(*cfg.TokenKey, cfg.ProtocolID, cfg.PublicAddrs)
+		s.opener = tokenwire.NewOpener(tokenwire.Key(*cfg.TokenKey), cfg.ProtocolID, cfg.PublicAddrs)
 	}
 	if cfg.LagCompensation.Frames > 0 {
-		s.history = NewHistory(cfg.LagCompensation)
+		s.history = newHistory(cfg.LagCompensation)
 	}
 	if err := s.load(settings); err != nil {
 		return nil, err
@@ -375,7 +361,7 @@ func (s *Server) load(settings string) error {
 	s.settings = settings
 	s.gameID = s.newGameID()
 	if s.history != nil {
-		s.history.Reset() // positions on another map mean nothing
+		s.history.reset() // positions on another map mean nothing
 	}
 	s.saved = s.saved[:0]
 	s.unrelAt += uint64(len(s.unrel))
@@ -397,6 +383,16 @@ func (s *Server) Settings() string { return s.settings }
 
 // Stats returns the server-wide counters.
 func (s *Server) Stats() Stats {
+	st := &s.stats
+	return Stats{
+		Frames: st.Frames, FramesLate: st.FramesLate, Connects: st.Connects, Disconnects: st.Disconnects,
+		Timeouts: st.Timeouts, Refused: st.Refused, TokensRefused: st.TokensRefused, Throttled: st.Throttled,
+		AuthFailures: st.AuthFailures, BadPackets: st.BadPackets, MapChanges: st.MapChanges,
+	}
+}
+
+// fullStats returns every server-wide counter (serverhook.ServerStats).
+func (s *Server) fullStats() serverhook.Stats {
 	st := s.stats
 	st.SavedEvents = len(s.saved)
 	return st
@@ -463,8 +459,8 @@ func (s *Server) runFrame(now, t time.Duration) {
 	s.stats.FrameTime.Observe(s.cfg.Stopwatch() - start)
 }
 
-// MaxSnapshotWorkers bounds Config.SnapshotWorkers.
-const MaxSnapshotWorkers = 64
+// maxSnapshotWorkers bounds Advanced.SnapshotWorkers.
+const maxSnapshotWorkers = 64
 
 // frameAt runs the next frame at its due time t.
 func (s *Server) frameAt(t time.Duration) {
@@ -515,7 +511,7 @@ func (s *Server) frameAt(t time.Duration) {
 }
 
 // sendSnapshotsParallel sends the due clients' snapshots built by
-// Config.SnapshotWorkers goroutines (see there); the calling goroutine is
+// Advanced.SnapshotWorkers goroutines (see there); the calling goroutine is
 // one of them.
 func (s *Server) sendSnapshotsParallel(t time.Duration, due []*client) {
 	ready := s.ready[:0]
@@ -605,11 +601,11 @@ func (s *Server) recordHistory(f game.Frame) {
 		e, _ := s.g.Entity(n)
 		if p, ok := e.(Positioner); ok {
 			x, y, z := p.Position()
-			pos = append(pos, EntityPos{Num: n, X: x, Y: y, Z: z})
+			pos = append(pos, entityPos{Num: n, X: x, Y: y, Z: z})
 		}
 	}
 	s.histPos = pos
-	s.history.Record(f, pos)
+	s.history.record(f, pos)
 }
 
 // History is the lag-compensation history (Config.LagCompensation), nil
@@ -711,7 +707,7 @@ func (s *Server) Clients() []ClientStats {
 	var out []ClientStats
 	for _, c := range s.slots {
 		if c != nil {
-			out = append(out, c.statsCopy())
+			out = append(out, c.publicStats())
 		}
 	}
 	return out
@@ -722,7 +718,7 @@ func (s *Server) Client(n game.ClientNum) (ClientStats, bool) {
 	if int(n) >= len(s.slots) || s.slots[n] == nil {
 		return ClientStats{}, false
 	}
-	return s.slots[n].statsCopy(), true
+	return s.slots[n].publicStats(), true
 }
 
 // SetSnapshotRate sets client n's snapshot rate, 10..60 Hz.
@@ -737,8 +733,9 @@ func (s *Server) SetSnapshotRate(n game.ClientNum, hz int) error {
 	return nil
 }
 
-// BaseHash returns the hash of client n's common base on the server.
-func (s *Server) BaseHash(n game.ClientNum) (uint64, snapshot.Seq, bool) {
+// baseHash returns the hash of client n's common base on the server
+// (serverhook.BaseHash).
+func (s *Server) baseHash(n game.ClientNum) (uint64, snapshot.Seq, bool) {
 	if int(n) >= len(s.slots) || s.slots[n] == nil {
 		return 0, 0, false
 	}

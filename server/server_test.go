@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"fmt"
+	"github.com/snapwire/snapwire/internal/tokenwire"
 	"net/netip"
 	"testing"
 	"time"
@@ -152,7 +153,7 @@ func TestSpoofedConnectsLeaveNoState(t *testing.T) {
 			t.Fatal("a slot was taken")
 		}
 	}
-	if st := s.Stats(); st.BadCookies != 5000 || st.Connects != 0 {
+	if st := s.fullStats(); st.BadCookies != 5000 || st.Connects != 0 {
 		t.Errorf("stats %+v", st)
 	}
 }
@@ -192,7 +193,7 @@ func TestTimeoutAndDisconnect(t *testing.T) {
 		t.Fatal("dropped early")
 	}
 	s.Advance(2100 * time.Millisecond)
-	if s.NumClients() != 0 || s.Stats().Timeouts != 1 {
+	if s.NumClients() != 0 || s.fullStats().Timeouts != 1 {
 		t.Fatalf("not dropped after the timeout: %d clients", s.NumClients())
 	}
 	// Clean disconnect: a reliable disconnect message.
@@ -274,7 +275,7 @@ func FuzzHandlePacket(f *testing.F) {
 func TestOnConnectionless(t *testing.T) {
 	var got []string
 	var s *Server
-	s, r := newTest(t, Config{OnConnectionless: func(now time.Duration, from netip.AddrPort, p []byte, reply func([]byte)) {
+	s, r := newTest(t, Config{Advanced: Advanced{OnConnectionless: func(now time.Duration, from netip.AddrPort, p []byte, reply func([]byte)) {
 		got = append(got, string(p))
 		if from != addr(7) || now != 5*time.Millisecond {
 			t.Errorf("query from %v at %v", from, now)
@@ -282,7 +283,7 @@ func TestOnConnectionless(t *testing.T) {
 		if string(p) == "getinfo xxx" {
 			reply([]byte("infoResponse\n\\challenge\\xxx\\clients\\" + string(rune('0'+s.NumClients()))))
 		}
-	}})
+	}}})
 	for _, q := range []string{"getinfo xxx", "getstatus yy", "getchallenge 123", "\x7f"} {
 		s.HandlePacket(5*time.Millisecond, addr(7), oob([]byte(q)))
 	}
@@ -295,7 +296,7 @@ func TestOnConnectionless(t *testing.T) {
 	if len(out) != 1 || out[0].to != addr(7) || string(out[0].pkt) != "\xff\xff\xff\xffinfoResponse\n\\challenge\\xxx\\clients\\0" {
 		t.Fatalf("replies %v", out)
 	}
-	if st := s.Stats(); st.Queries != 4 || st.Challenges != 0 {
+	if st := s.fullStats(); st.Queries != 4 || st.Challenges != 0 {
 		t.Errorf("stats %+v", st)
 	}
 	// The handshake still works and never reaches the hook.
@@ -376,7 +377,7 @@ func TestNoReplyLargerThanRequest(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					m.Token = tok.AppendPrivate(nil)
+					m.Token = tokenwire.Of(tok).AppendPrivate(nil)
 				}
 				m.Name = string(bytes.Repeat([]byte{'n'}, nameLen))
 				return m

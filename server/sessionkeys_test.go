@@ -4,6 +4,8 @@ package server
 
 import (
 	"fmt"
+	"github.com/snapwire/snapwire/internal/serverhook"
+	"github.com/snapwire/snapwire/internal/tokenwire"
 	"net/netip"
 	"testing"
 	"time"
@@ -67,9 +69,9 @@ func TestSessionKeysNeverShared(t *testing.T) {
 	}
 	shared := issue()
 	for i, srvAddr := range []netip.AddrPort{srvA, srvB} {
-		s, r := newTest(t, Config{TokenKey: &key, ProtocolID: 9, PublicAddrs: []netip.AddrPort{srvAddr}, WallClock: func() time.Time { return wall }})
+		s, r := newTest(t, serverhook.With(Config{TokenKey: &key, ProtocolID: 9, PublicAddrs: []netip.AddrPort{srvAddr}}, serverhook.Hooks{WallClock: func() time.Time { return wall }}))
 		m := goodConnect(1)
-		m.Token = shared.AppendPrivate(nil)
+		m.Token = tokenwire.Of(shared).AppendPrivate(nil)
 		if err := anyAccept(handshake(t, s, r, 0, addr(1), m)); err != nil {
 			t.Fatalf("server %d: %v", i, err)
 		}
@@ -82,13 +84,13 @@ func TestSessionKeysNeverShared(t *testing.T) {
 			if s.NumClients() != 0 {
 				record("server 0, replayed connect", s, addr(1))
 			}
-			ref, err := session.OpenSealedRefuse(ans, &shared.ServerToClientKey)
+			ref, err := session.OpenSealedRefuse(ans, &tokenwire.Of(shared).ServerToClientKey)
 			if err != nil || ref.Reason != session.ReasonTokenReused {
 				t.Errorf("replayed connect after the session ended: %x %v, want a refusal (token already used)", ans, err)
 			}
 			for j := range 20 {
 				m := goodConnect(uint64(100 + j))
-				m.Token = issue().AppendPrivate(nil)
+				m.Token = tokenwire.Of(issue()).AppendPrivate(nil)
 				if err := anyAccept(handshake(t, s, r, time.Second, addr(10+j), m)); err != nil {
 					t.Fatal(err)
 				}

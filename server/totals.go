@@ -1,7 +1,5 @@
 package server
 
-import "time"
-
 // Totals are server-wide sums of the per-client counters, the clients
 // that left included, so every field only grows: what an operator graphs
 // as rates (the Prometheus counters of `snapwire serve --metrics`).
@@ -58,39 +56,8 @@ func (s *Server) Totals() Totals {
 func (s *Server) AppendClients(dst []ClientStats) []ClientStats {
 	for _, c := range s.slots {
 		if c != nil {
-			dst = append(dst, c.statsCopy())
+			dst = append(dst, c.publicStats())
 		}
 	}
 	return dst
-}
-
-// DurationBuckets are the upper bounds (inclusive) of DurationHistogram's
-// buckets: from 10 µs to 50 ms, about three a decade, for frame and
-// snapshot build times (a 60 Hz frame has 16.7 ms).
-var DurationBuckets = [...]time.Duration{
-	10 * time.Microsecond, 25 * time.Microsecond, 50 * time.Microsecond,
-	100 * time.Microsecond, 250 * time.Microsecond, 500 * time.Microsecond,
-	time.Millisecond, 2500 * time.Microsecond, 5 * time.Millisecond,
-	10 * time.Millisecond, 16667 * time.Microsecond, 50 * time.Millisecond,
-}
-
-// DurationHistogram counts durations in DurationBuckets: Counts[i] those
-// in (DurationBuckets[i-1], DurationBuckets[i]], the last one those above
-// every bound. Count and Sum cover them all. A fixed array: observing
-// allocates nothing.
-type DurationHistogram struct {
-	Counts [len(DurationBuckets) + 1]uint64
-	Count  uint64
-	Sum    time.Duration
-}
-
-// Observe adds d.
-func (h *DurationHistogram) Observe(d time.Duration) {
-	i := 0
-	for i < len(DurationBuckets) && d > DurationBuckets[i] {
-		i++
-	}
-	h.Counts[i]++
-	h.Count++
-	h.Sum += d
 }

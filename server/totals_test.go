@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"reflect"
 	"testing"
 	"time"
@@ -23,11 +24,15 @@ func TestTotalsAndTiming(t *testing.T) {
 	}
 	tot := s.Totals()
 	var sum Totals
-	for _, c := range s.AppendClients(nil) {
+	for _, pub := range s.AppendClients(nil) {
+		c, _ := s.clientFull(pub.Num)
 		sum.SnapshotsSent += c.SnapshotsSent
 		sum.BytesIn += c.Channel.BytesIn
 		sum.BytesOut += c.Channel.BytesOut
 		sum.AcksApplied += c.AcksApplied
+		if pub.SnapshotsSent != c.SnapshotsSent || pub.BytesIn != c.Channel.BytesIn || pub.BytesOut != c.Channel.BytesOut {
+			t.Errorf("client %d: public figures %+v differ from the server's %+v", pub.Num, pub, c)
+		}
 	}
 	if tot.SnapshotsSent != sum.SnapshotsSent || tot.BytesIn != sum.BytesIn || tot.BytesOut != sum.BytesOut || tot.AcksApplied != sum.AcksApplied {
 		t.Fatalf("totals %+v, sums over clients %+v", tot, sum)
@@ -35,7 +40,7 @@ func TestTotalsAndTiming(t *testing.T) {
 	if tot.SnapshotsSent < 4*90 || tot.SnapshotBytes == 0 || tot.PacketsIn < 4*290 || tot.CmdsEarly < 4*290 {
 		t.Fatalf("totals after 300 frames with 4 clients: %+v", tot)
 	}
-	st := s.Stats()
+	st := s.fullStats()
 	if st.FrameTime.Count != 300 || st.SnapshotBuildTime.Count != tot.SnapshotsSent {
 		t.Errorf("frame time: %d observed for 300 frames; build time: %d observed for %d snapshots", st.FrameTime.Count, st.SnapshotBuildTime.Count, tot.SnapshotsSent)
 	}
@@ -63,7 +68,7 @@ func TestTotalsAndTiming(t *testing.T) {
 	// The driver wakes four frames after the next one was due: of the five
 	// frames it runs, the three due more than a frame before now are late.
 	s.Advance(s.Next() + 4*s.FrameDuration())
-	if st := s.Stats(); st.FramesLate != 3 {
+	if st := s.fullStats(); st.FramesLate != 3 {
 		t.Errorf("%d frames late, want 3", st.FramesLate)
 	}
 
@@ -82,11 +87,11 @@ func TestTotalsAndTiming(t *testing.T) {
 }
 
 func TestDurationHistogramBuckets(t *testing.T) {
-	var h DurationHistogram
+	var h serverhook.DurationHistogram
 	for _, d := range []time.Duration{0, 10 * time.Microsecond, 11 * time.Microsecond, 17 * time.Millisecond, time.Second} {
 		h.Observe(d)
 	}
-	want := [len(DurationBuckets) + 1]uint64{0: 2, 1: 1, 11: 1, 12: 1}
+	want := [len(serverhook.DurationBuckets) + 1]uint64{0: 2, 1: 1, 11: 1, 12: 1}
 	if h.Counts != want || h.Count != 5 || h.Sum != time.Second+17*time.Millisecond+21*time.Microsecond {
 		t.Errorf("histogram %+v", h)
 	}

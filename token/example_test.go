@@ -1,6 +1,7 @@
 package token_test
 
 import (
+	"bytes"
 	"fmt"
 	"net/netip"
 	"time"
@@ -8,27 +9,26 @@ import (
 	"github.com/snapwire/snapwire/token"
 )
 
-// A backend issues a token for one client and one server; the server
-// opens the private part the client's connect carries.
+// A backend issues a token for one client and one server and hands it
+// over as text; the client parses it and gives it to client.Config.Token.
+// A server whose Config.TokenKey is the same key accepts its connect.
 func Example() {
-	key, err := token.NewKey()
+	key, err := token.NewKey() // once; kept in a key file (key.String())
 	if err != nil {
 		panic(err)
 	}
 	server := netip.MustParseAddrPort("203.0.113.7:27960")
-	now := time.Now()
-	tok, err := token.Issue(key, token.Params{ProtocolID: 42, ClientID: 1001, Servers: []netip.AddrPort{server}}, now)
+	tok, err := token.Issue(key, token.Params{ProtocolID: 42, ClientID: 1001, Servers: []netip.AddrPort{server}}, time.Now())
 	if err != nil {
 		panic(err)
 	}
-	// The client sends tok.AppendPrivate(nil) in its connect; the server:
-	priv, err := token.NewOpener(key, 42, []netip.AddrPort{server}).Open(tok.AppendPrivate(nil), now)
-	fmt.Println(priv.ClientID, err, priv.ClientToServerKey == tok.ClientToServerKey)
+	text := tok.String() // sent to the client over HTTPS
+	got, err := token.Parse(text)
+	fmt.Println(err, bytes.Equal(got.Marshal(), tok.Marshal()))
 
-	// Another server's address is refused.
-	_, err = token.NewOpener(key, 42, []netip.AddrPort{netip.MustParseAddrPort("198.51.100.1:27960")}).Open(tok.AppendPrivate(nil), now)
-	fmt.Println(err != nil)
+	back, err := token.ParseKey(key.String())
+	fmt.Println(err, back == key)
 	// Output:
-	// 1001 <nil> true
-	// true
+	// <nil> true
+	// <nil> true
 }

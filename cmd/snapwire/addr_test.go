@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/snapwire/snapwire/internal/tokenwire"
 	"io"
 	"log/slog"
 	"net"
@@ -53,8 +54,8 @@ func TestHostNamesTokenIssue(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []netip.AddrPort{netip.MustParseAddrPort("127.0.0.1:27960"), netip.MustParseAddrPort("[::1]:27961"), netip.MustParseAddrPort("127.0.0.1:27962")}
-	if fmt.Sprint(tok.Servers) != fmt.Sprint(want) {
-		t.Errorf("token servers %v, want %v", tok.Servers, want)
+	if fmt.Sprint(tokenwire.Of(tok).Servers) != fmt.Sprint(want) {
+		t.Errorf("token servers %v, want %v", tokenwire.Of(tok).Servers, want)
 	}
 	keyFile := writeKeyFile(t)
 	code, out, errOut := cliRun("token", "issue", "--key-file", keyFile, "--server", "localhost:27960")

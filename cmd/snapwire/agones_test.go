@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/agones"
-	"github.com/snapwire/snapwire/agones/agonestest"
 	"github.com/snapwire/snapwire/internal/acceptance"
+	"github.com/snapwire/snapwire/internal/agonestest"
 )
 
 // Acceptance (Agones): "serve --agones" against a fake sidecar

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"testing"
 	"time"
 
@@ -56,7 +57,7 @@ func TestBotSummaryAfterKick(t *testing.T) {
 		case <-tick.C:
 		}
 		srv.Do(ctx, func(now time.Duration, s *server.Server) {
-			if cs, ok := s.Client(0); ok {
+			if cs, ok := serverhook.Client(s, 0); ok {
 				if acked = cs.AcksApplied; acked >= 10 {
 					s.Kick(now, 0)
 				}

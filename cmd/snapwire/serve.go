@@ -7,8 +7,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -24,10 +22,10 @@ import (
 
 	"github.com/snapwire/snapwire/agones"
 	"github.com/snapwire/snapwire/internal/netaddr"
-	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/q3/oob"
 	"github.com/snapwire/snapwire/internal/q3/query"
 	"github.com/snapwire/snapwire/internal/refgame"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/server"
 )
@@ -190,37 +188,9 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var seed [8]byte
-	rand.Read(seed[:])
-	cfg := server.Config{
-		FrameRate:       o.tick,
-		SnapshotRate:    o.snaps,
-		MaxClients:      o.maxClients,
-		MaxClientsPerIP: o.maxPerIP,
-		SnapshotWorkers: o.workers,
-		Password:        o.password,
-		Seed:            binary.LittleEndian.Uint64(seed[:]), // game ids; secret and connection ids come from crypto/rand
-		Channel:         netchan.Config{Rate: o.rate},
-		Logger:          logger,
-		VerifyBase:      true, // clients check the common base live (DOOM III §4.2)
-		ProtocolID:      arenaProtocolID,
-	}
-	if o.keyFile != "" {
-		key, err := readKeyFile(o.keyFile)
-		if err != nil {
-			return err
-		}
-		cfg.TokenKey = &key
-	}
-	for _, a := range strings.Split(o.public, ",") {
-		if a = strings.TrimSpace(a); a == "" {
-			continue
-		}
-		ap, err := netaddr.Resolve(a)
-		if err != nil {
-			return fmt.Errorf("--public-addr: %w", err)
-		}
-		cfg.PublicAddrs = append(cfg.PublicAddrs, ap)
+	cfg, err := serveConfig(o, logger)
+	if err != nil {
+		return err
 	}
 	// Quake 3 server queries ("getinfo", "getstatus": Quake 3 protocol description), so that
 	// quakestat -q3s and server browsers list this server. The core hands
@@ -237,9 +207,9 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 		}
 		defer metricsLn.Close()
 		// Frame and snapshot build times for the histograms: a monotonic
-		// clock read at the edge, as the core asks (server.Config.Stopwatch).
+		// clock read at the edge, as the core asks (serverhook.Hooks.Stopwatch).
 		t0 := time.Now()
-		cfg.Stopwatch = func() time.Duration { return time.Since(t0) }
+		serverhook.Set(&cfg, serverhook.Hooks{Stopwatch: func() time.Duration { return time.Since(t0) }})
 	}
 	var webLn net.Listener
 	if o.web != "" {
@@ -272,7 +242,49 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	}
 	logger.Info("listening", "addr", r.Addr().String(), "map", settings, "frames_per_s", o.tick, "snapshots_per_s", o.snaps,
 		"slots", o.maxClients, "mode", mode)
+	return runServer(ctx, o, r, qs, logger)
+}
 
+// serveConfig is the server's configuration from the flags.
+func serveConfig(o serveOptions, logger *slog.Logger) (server.Config, error) {
+	cfg := server.Config{
+		FrameRate:    o.tick,
+		SnapshotRate: o.snaps,
+		MaxClients:   o.maxClients,
+		Password:     o.password,
+		Rate:         o.rate,
+		Logger:       logger,
+		ProtocolID:   arenaProtocolID,
+		Advanced: server.Advanced{
+			MaxClientsPerIP: o.maxPerIP,
+			SnapshotWorkers: o.workers,
+			VerifyBase:      true, // clients check the common base live (DOOM III §4.2)
+		},
+	}
+	if o.keyFile != "" {
+		key, err := readKeyFile(o.keyFile)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.TokenKey = &key
+	}
+	for _, a := range strings.Split(o.public, ",") {
+		if a = strings.TrimSpace(a); a == "" {
+			continue
+		}
+		ap, err := netaddr.Resolve(a)
+		if err != nil {
+			return cfg, fmt.Errorf("--public-addr: %w", err)
+		}
+		cfg.PublicAddrs = append(cfg.PublicAddrs, ap)
+	}
+	return cfg, nil
+}
+
+// runServer runs r until ctx ends (or --match-duration), with the status
+// line, the query answers, the master heartbeats and the Agones reports,
+// then stops it: the runner disconnects every client.
+func runServer(ctx context.Context, o serveOptions, r *server.Runner, qs *queryStatus, logger *slog.Logger) error {
 	var masters []netip.AddrPort
 	for _, a := range splitList(o.masters) {
 		ap, err := netaddr.Resolve(a)
@@ -422,7 +434,7 @@ func (q *queryStatus) refresh(s *server.Server) {
 		if int(c.Num) < len(q.world.Score.Frags) {
 			score = int(q.world.Score.Frags[c.Num])
 		}
-		q.players = append(q.players, query.Player{Name: c.Name, Score: score, Ping: int(c.Channel.RTT.Milliseconds())})
+		q.players = append(q.players, query.Player{Name: c.Name, Score: score, Ping: int(c.RTT.Milliseconds())})
 	}
 }
 

@@ -21,7 +21,7 @@ package lockstep
 //	key(sender) = HMAC-SHA256(K, "snapwire lockstep sender" | sender 1 | 0x01)
 //
 // (HKDF-Expand, RFC 5869 §2.3, one block; K is uniformly random, so it
-// serves as the PRK without Extract, as token.SessionKeys does). One key
+// serves as the PRK without Extract, as tokenwire.SessionKeys does). One key
 // per sender and one counter per sender make every nonce unique under its
 // key; the counter starts at a random value below 2^62 (crypto/rand), so
 // two runs that reuse a match key (a restarted peer, a key file kept for

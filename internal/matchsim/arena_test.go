@@ -5,6 +5,7 @@ package matchsim
 // scenarios package client shows with internal/testgame.
 
 import (
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"net/netip"
 	"testing"
 	"time"
@@ -76,7 +77,7 @@ func TestArenaLossyInvariants(t *testing.T) {
 	secs := uint64(dur / time.Second)
 	for _, b := range h.bots {
 		c := checksOf(b)
-		cs, _ := h.srv.Client(b.c.ClientNum())
+		cs, _ := serverhook.Client(h.srv, b.c.ClientNum())
 		// Every apply the client made was compared twice: the live check of
 		// the server's hash carried in the apply, and the harness's full
 		// hashes; and nearly every apply the server made reached the client
@@ -160,11 +161,11 @@ func TestArenaExactPrediction(t *testing.T) {
 			}
 			// It did play: it moved between rooms and opened doors, which
 			// the client predicted (state checks cover doors in its PVS).
-			if h.srv.Stats().ReliableEvents == 0 || b.stateChecks < 1000 {
-				t.Errorf("seed %d: %d reliable events, %d state checks", seed, h.srv.Stats().ReliableEvents, b.stateChecks)
+			if serverhook.ServerStats(h.srv).ReliableEvents == 0 || b.stateChecks < 1000 {
+				t.Errorf("seed %d: %d reliable events, %d state checks", seed, serverhook.ServerStats(h.srv).ReliableEvents, b.stateChecks)
 			}
 			t.Logf("seed %d: self %d samples exact, others %d samples; %d door events; wall %.0f ms",
-				seed, b.self.n, b.others.n, h.srv.Stats().ReliableEvents, ms(time.Since(start)))
+				seed, b.self.n, b.others.n, serverhook.ServerStats(h.srv).ReliableEvents, ms(time.Since(start)))
 		}
 	})
 
@@ -215,7 +216,7 @@ func TestArenaLateJoinerDoors(t *testing.T) {
 			moved++
 		}
 	}
-	saved := h.srv.Stats().SavedEvents
+	saved := serverhook.ServerStats(h.srv).SavedEvents
 	if moved == 0 || saved == 0 {
 		t.Fatalf("no door moved in 20 s (%d saved events)", saved)
 	}
@@ -318,7 +319,7 @@ func TestArenaMapChange(t *testing.T) {
 	}
 	h.net.SetDropFilter(nil)
 	h.run(10 * time.Second)
-	if cs, _ := h.srv.Client(3); cs.LoadGameSent == 0 || cs.WrongGame == 0 {
+	if cs, _ := serverhook.Client(h.srv, 3); cs.LoadGameSent == 0 || cs.WrongGame == 0 {
 		t.Errorf("client 3 was not in the wrong game or not told: %+v", cs)
 	}
 	var before []botChecks

@@ -3,6 +3,7 @@ package matchsim
 import (
 	"errors"
 	"fmt"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"math"
 	"net/netip"
 	"time"
@@ -158,7 +159,7 @@ type bot struct {
 // cmdCounts are the server's command counts for one client (DOOM III §2).
 type cmdCounts struct{ run, early, dup, late uint64 }
 
-func countsOf(cs server.ClientStats) cmdCounts {
+func countsOf(cs serverhook.ClientStats) cmdCounts {
 	return cmdCounts{run: cs.FramesRun, early: cs.CmdsEarly, dup: cs.Duplicated, late: cs.LateCmds}
 }
 
@@ -268,7 +269,7 @@ func (h *harness) endWarmup() {
 		if b.c.State() != client.Connected {
 			continue
 		}
-		if cs, ok := h.srv.Client(b.c.ClientNum()); ok {
+		if cs, ok := serverhook.Client(h.srv, b.c.ClientNum()); ok {
 			b.mark = countsOf(cs)
 		}
 		b.repMark = b.repredictCounters()
@@ -294,11 +295,9 @@ func newHarness(opt Options, extra int) (*harness, error) {
 	if h.sep, err = h.net.Listen(serverAddr); err != nil {
 		return nil, err
 	}
-	scfg := server.Config{
-		MaxClients:    opt.Clients + extra,
+	hooks := serverhook.Hooks{
 		Seed:          opt.Seed,
 		Deterministic: true, // a run is reproducible from its seed
-		VerifyBase:    true,
 		OnFrame:       h.onFrame,
 		OnApply: func(c game.ClientNum, seq snapshot.Seq, base *snapshot.CommonBase) {
 			h.applied[appliedKey{c, h.srv.GameID(), seq}] = base.Hash()
@@ -310,8 +309,9 @@ func newHarness(opt Options, extra int) (*harness, error) {
 				}
 			}
 		},
-		SnapshotRate: opt.SnapshotRate,
 	}
+	scfg := serverhook.With(server.Config{MaxClients: opt.Clients + extra, SnapshotRate: opt.SnapshotRate}, hooks)
+	scfg.VerifyBase = true
 	if opt.Shots {
 		h.shots = &ShotStats{}
 		scfg.LagCompensation = server.LagConfig{Frames: ShotLagFrames, MaxRewind: ShotMaxRewind}
@@ -505,8 +505,8 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // figures.
 func (h *harness) second(t int) Second {
 	sec := Second{T: t, Frame: h.srv.Frame(), Connected: h.srv.NumClients()}
-	byNum := map[game.ClientNum]server.ClientStats{}
-	for _, cs := range h.srv.Clients() {
+	byNum := map[game.ClientNum]serverhook.ClientStats{}
+	for _, cs := range serverhook.Clients(h.srv) {
 		byNum[cs.Num] = cs
 	}
 	var tot, prevTot sample
@@ -545,7 +545,7 @@ func (h *harness) second(t int) Second {
 }
 
 // counters reads client b's cumulative counters from both ends.
-func (b *bot) counters(byNum map[game.ClientNum]server.ClientStats) sample {
+func (b *bot) counters(byNum map[game.ClientNum]serverhook.ClientStats) sample {
 	st := b.c.Stats()
 	s := sample{up: st.Channel.BytesOut, lostSnaps: st.SnapshotsLost, resends: st.Channel.ReliableResends}
 	if b.c.State() == client.Connected {

@@ -1,12 +1,12 @@
 package matchsim
 
 import (
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"math"
 	"slices"
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/server"
 )
 
 // Result is what a demo run measured; its JSON is the output of
@@ -229,9 +229,9 @@ func (h *harness) finish(res *Result) {
 	}
 	dur := h.now.Seconds()
 	res.DurationS = round(dur, 3)
-	res.Frames = h.srv.Stats().Frames
-	byNum := map[game.ClientNum]server.ClientStats{}
-	for _, cs := range h.srv.Clients() {
+	res.Frames = serverhook.ServerStats(h.srv).Frames
+	byNum := map[game.ClientNum]serverhook.ClientStats{}
+	for _, cs := range serverhook.Clients(h.srv) {
 		byNum[cs.Num] = cs
 	}
 	var leadSum float64

@@ -185,14 +185,15 @@ func TestArchitecture(t *testing.T) {
 	// the stack import nothing of ours, netchan, snapshot, game and
 	// lockstep only what the page names, and a transport (rtc) no server.
 	for pkg, allowed := range map[string][]string{
-		"bitmsg":            nil,
-		"internal/zrle":     nil,
-		"netsim":            nil,
-		"token":             nil,
-		"internal/udprun":   nil,
-		"internal/netchan":  {"internal/zrle", "internal/entropy"},
-		"internal/snapshot": {"bitmsg", "game"},
-		"game":              {"bitmsg"},
+		"bitmsg":             nil,
+		"internal/zrle":      nil,
+		"netsim":             nil,
+		"token":              {"internal/tokenwire"},
+		"internal/tokenwire": nil,
+		"internal/udprun":    nil,
+		"internal/netchan":   {"internal/zrle", "internal/entropy"},
+		"internal/snapshot":  {"bitmsg", "game"},
+		"game":               {"bitmsg"},
 
 		"internal/entropy":   nil,
 		"internal/lockstep":  {"bitmsg", "game"},

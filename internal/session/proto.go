@@ -44,7 +44,7 @@ const (
 	// bytes, RFC 9000 §8.1).
 	ConnectLen = 1200
 	// MaxTokenLen bounds the private connect token a connect carries
-	// (package token: token.MaxPrivateTokenLen is smaller).
+	// (internal/tokenwire: tokenwire.MaxPrivateTokenLen is smaller).
 	MaxTokenLen = 1024
 )
 
@@ -152,7 +152,7 @@ type Connect struct {
 	RegistryHash uint64
 	Password     string
 	Name         string
-	// Token is the private part of a connect token (token.Token's
+	// Token is the private part of a connect token (tokenwire.Token's
 	// AppendPrivate), empty on an insecure server.
 	Token []byte
 }

@@ -22,7 +22,7 @@ const KindSealedAccept Kind = 6
 const (
 	// SessionRandomLen is the size of the server's per-session random
 	// value, from which both ends derive the session keys
-	// (token.SessionKeys).
+	// (tokenwire.SessionKeys).
 	SessionRandomLen = 32
 	// XNonceLen is the size of the XChaCha20-Poly1305 nonce the sealed
 	// accept carries.

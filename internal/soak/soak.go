@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"math/rand/v2"
 	"net"
 	"net/netip"
@@ -81,7 +82,7 @@ func (s Sample) MarshalJSON() ([]byte, error) {
 	}{s.At.Seconds(), fields(s)})
 }
 
-// ServerCounters are the server's counters a soak reports (server.Stats).
+// ServerCounters are the server's counters a soak reports (serverhook.Stats).
 type ServerCounters struct {
 	Frames        uint64 `json:"frames"`
 	FramesLate    uint64 `json:"frames_late"`
@@ -100,7 +101,7 @@ type ServerCounters struct {
 	Queries       uint64 `json:"queries"`
 }
 
-func serverCounters(st server.Stats) ServerCounters {
+func serverCounters(st serverhook.Stats) ServerCounters {
 	return ServerCounters{Frames: st.Frames, FramesLate: st.FramesLate, Connects: st.Connects, Refused: st.Refused,
 		Timeouts: st.Timeouts, Disconnects: st.Disconnects, Challenges: st.Challenges, BadCookies: st.BadCookies,
 		BadPackets: st.BadPackets, UnknownConn: st.UnknownConn, AuthFailures: st.AuthFailures, WrongSource: st.WrongSource,
@@ -146,8 +147,8 @@ var soakKey = token.Key{0: 's', 1: 'o', 2: 'a', 3: 'k'}
 
 const soakProtocol = 0x50a6
 
-// Run plays until the duration has passed or ctx ends.
-func Run(ctx context.Context, o Options) (*Result, error) {
+// defaults fills the options left zero.
+func (o *Options) defaults() {
 	if o.Clients <= 0 {
 		o.Clients = 64
 	}
@@ -163,27 +164,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.FloodSenders <= 0 {
 		o.FloodSenders = 4
 	}
-	settings := refgame.Config{MaxPlayers: max(16, o.Clients)}.String()
-	srv, err := server.Listen("127.0.0.1:0", server.Config{
-		MaxClients: o.Clients, TokenKey: &soakKey, ProtocolID: soakProtocol, VerifyBase: true,
-		MaxClientsPerIP: o.Clients, // every client is on 127.0.0.1
-	}, refgame.NewGame(), settings)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	srvCtx, stopSrv := context.WithCancel(context.Background())
-	defer stopSrv()
-	wg.Add(1)
-	go func() { defer wg.Done(); srv.Run(srvCtx) }()
+}
 
+// dialClients starts n bots with tokens for srv, each running until cctx
+// ends (wg counts them).
+func dialClients(ctx, cctx context.Context, wg *sync.WaitGroup, srv *server.Runner, n int) ([]*client.Runner, error) {
 	var clients []*client.Runner
-	cctx, stopClients := context.WithCancel(context.Background())
-	defer stopClients()
-	for i := range o.Clients {
+	for i := range n {
 		tok, err := token.Issue(soakKey, token.Params{ProtocolID: soakProtocol, ClientID: uint64(i),
 			Servers: []netip.AddrPort{srv.Addr()}, Lifetime: time.Minute}, time.Now())
 		if err != nil {
@@ -208,41 +195,159 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		go func() { defer wg.Done(); r.Run(cctx) }()
 		r.Do(ctx, func(_ time.Duration, c *client.Client) { cl = c })
 	}
-	// snapshots reads every client's count through cctx, which lives
-	// until the end, not ctx, which a SIGINT ends: a cancelled read left
-	// zeros that the rates subtracted from the earlier counts. A client
-	// whose Runner has returned (disconnected) is read after it.
-	// isConnected holds each client's state at the last read.
-	isConnected := make([]bool, len(clients))
-	snapshots := func() ([]uint64, int) {
-		out := make([]uint64, len(clients))
-		connected := 0
-		for i, r := range clients {
-			read := func(c *client.Client) {
-				out[i] = c.Stats().SnapshotsReceived
-				isConnected[i] = c.State() == client.Connected
-				if isConnected[i] {
-					connected++
-				}
-			}
-			if !r.Do(cctx, func(_ time.Duration, c *client.Client) { read(c) }) {
-				r.After(read)
+	return clients, nil
+}
+
+// startFlood starts o.FloodSenders goroutines flooding srv from
+// 127.0.0.2, 127.0.0.3, ... until ctx ends (wg counts them).
+func startFlood(ctx context.Context, wg *sync.WaitGroup, srv netip.AddrPort, o Options, sent *atomic.Uint64) error {
+	for k := range o.FloodSenders {
+		conn, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, byte(2 + k)}), 0)))
+		if err != nil {
+			return fmt.Errorf("soak: flood socket on 127.0.0.%d: %w", 2+k, err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer conn.Close()
+			flood(ctx, conn, srv, o.FloodRate/o.FloodSenders, uint64(k), sent)
+		}()
+	}
+	return nil
+}
+
+// kept returns the v[i] whose keep[i] is true.
+func kept(v []float64, keep []bool) []float64 {
+	var out []float64
+	for i, x := range v {
+		if keep[i] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// sleepCtx waits d, or until ctx ends (its error).
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// observeRSS keeps the RSS range after the warm-up: the first reading
+// once warm (and not yet warmed) is RSSAfterWarmup; it returns whether
+// the warm-up is over.
+func (res *Result) observeRSS(rss uint64, warm, warmed bool) bool {
+	switch {
+	case warm && !warmed:
+		res.RSSAfterWarmup, res.RSSMin, res.RSSMax = rss, rss, rss
+	case warmed:
+		res.RSSMin, res.RSSMax = min(res.RSSMin, rss), max(res.RSSMax, rss)
+	}
+	return warm
+}
+
+// finishRatios fills RSSDeviation and MinRatio from the other figures.
+func (res *Result) finishRatios() {
+	if res.RSSAfterWarmup > 0 {
+		lo := float64(res.RSSAfterWarmup-res.RSSMin) / float64(res.RSSAfterWarmup)
+		hi := float64(res.RSSMax-res.RSSAfterWarmup) / float64(res.RSSAfterWarmup)
+		res.RSSDeviation = max(lo, hi)
+	}
+	if res.BaselineRate != nil {
+		res.MinRatio = 1e9
+		for i := range res.MeasuredRate {
+			res.MinRatio = min(res.MinRatio, res.MeasuredRate[i]/max(res.BaselineRate[i], 1e-9))
+		}
+	}
+}
+
+// reader reads every client's snapshot count through cctx, which lives
+// until the end, not the run's ctx, which a SIGINT ends: a cancelled read
+// left zeros that the rates subtracted from the earlier counts. A client
+// whose Runner has returned (disconnected) is read after it. isConnected
+// holds each client's state at the last read.
+type reader struct {
+	clients     []*client.Runner
+	cctx        context.Context
+	isConnected []bool
+}
+
+// snapshots returns every client's snapshot count and how many are
+// connected.
+func (rd *reader) snapshots() ([]uint64, int) {
+	out := make([]uint64, len(rd.clients))
+	connected := 0
+	for i, r := range rd.clients {
+		read := func(c *client.Client) {
+			out[i] = c.Stats().SnapshotsReceived
+			rd.isConnected[i] = c.State() == client.Connected
+			if rd.isConnected[i] {
+				connected++
 			}
 		}
-		return out, connected
+		if !r.Do(rd.cctx, func(_ time.Duration, c *client.Client) { read(c) }) {
+			r.After(read)
+		}
 	}
+	return out, connected
+}
+
+// waitJoin waits until every client is connected or the deadline has
+// passed; it fails if ctx ends first.
+func (rd *reader) waitJoin(ctx context.Context, deadline time.Time) error {
+	for {
+		if _, n := rd.snapshots(); n == len(rd.clients) || time.Now().After(deadline) {
+			return nil
+		}
+		if ctx.Err() != nil {
+			_, n := rd.snapshots()
+			return fmt.Errorf("soak: stopped while the clients joined (%d of %d connected)", n, len(rd.clients))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Run plays until the duration has passed or ctx ends.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	o.defaults()
+	settings := refgame.Config{MaxPlayers: max(16, o.Clients)}.String()
+	srv, err := server.Listen("127.0.0.1:0", server.Config{
+		MaxClients: o.Clients, TokenKey: &soakKey, ProtocolID: soakProtocol,
+		Advanced: server.Advanced{VerifyBase: true,
+			MaxClientsPerIP: o.Clients, // every client is on 127.0.0.1
+		},
+	}, refgame.NewGame(), settings)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	srvCtx, stopSrv := context.WithCancel(context.Background())
+	defer stopSrv()
+	wg.Add(1)
+	go func() { defer wg.Done(); srv.Run(srvCtx) }()
+
+	cctx, stopClients := context.WithCancel(context.Background())
+	defer stopClients()
+	clients, err := dialClients(ctx, cctx, &wg, srv, o.Clients)
+	if err != nil {
+		return nil, err
+	}
+	rd := &reader{clients: clients, cctx: cctx, isConnected: make([]bool, len(clients))}
+	snapshots, isConnected := rd.snapshots, rd.isConnected
 	// Everyone in, or as many as joined within JoinLimit: the verdict
 	// counts the clients that joined, and reports the others.
 	joinStart := time.Now()
-	for deadline := joinStart.Add(JoinLimit); ; {
-		if _, n := snapshots(); n == o.Clients || time.Now().After(deadline) {
-			break
-		}
-		if ctx.Err() != nil {
-			_, n := snapshots()
-			return nil, fmt.Errorf("soak: stopped while the clients joined (%d of %d connected)", n, o.Clients)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if err := rd.waitJoin(ctx, joinStart.Add(JoinLimit)); err != nil {
+		return nil, err
 	}
 	res := &Result{Clients: o.Clients, JoinTime: time.Since(joinStart).Seconds()}
 	_, res.Joined = snapshots()
@@ -251,15 +356,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("soak: none of %d clients connected after %v", o.Clients, JoinLimit)
 	}
 	// ofJoined keeps the figures of the clients that joined.
-	ofJoined := func(v []float64) []float64 {
-		var out []float64
-		for i, x := range v {
-			if joined[i] {
-				out = append(out, x)
-			}
-		}
-		return out
-	}
+	ofJoined := func(v []float64) []float64 { return kept(v, joined) }
 	start := time.Now()
 	var floodSent atomic.Uint64
 	sample := func() Sample {
@@ -283,16 +380,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		return s
 	}
-	wait := func(d time.Duration) error {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	wait := func(d time.Duration) error { return sleepCtx(ctx, d) }
 
 	sample()
 	if o.FloodRate > 0 && o.Baseline > 0 {
@@ -308,17 +396,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	var floodWG sync.WaitGroup
 	floodStart := time.Now()
 	if o.FloodRate > 0 && !res.Stopped {
-		for k := range o.FloodSenders {
-			conn, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, byte(2 + k)}), 0)))
-			if err != nil {
-				return nil, fmt.Errorf("soak: flood socket on 127.0.0.%d: %w", 2+k, err)
-			}
-			floodWG.Add(1)
-			go func() {
-				defer floodWG.Done()
-				defer conn.Close()
-				flood(floodCtx, conn, srv.Addr(), o.FloodRate/o.FloodSenders, uint64(k), &floodSent)
-			}()
+		if err := startFlood(floodCtx, &floodWG, srv.Addr(), o, &floodSent); err != nil {
+			return nil, err
 		}
 	}
 	a, _ := snapshots()
@@ -330,13 +409,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			res.Stopped = true
 			break
 		}
-		s := sample()
-		if !warmed && time.Since(t0) >= o.Warmup {
-			warmed = true
-			res.RSSAfterWarmup, res.RSSMin, res.RSSMax = s.RSSBytes, s.RSSBytes, s.RSSBytes
-		} else if warmed {
-			res.RSSMin, res.RSSMax = min(res.RSSMin, s.RSSBytes), max(res.RSSMax, s.RSSBytes)
-		}
+		warmed = res.observeRSS(sample().RSSBytes, warmed || time.Since(t0) >= o.Warmup, warmed)
 	}
 	b, _ := snapshots()
 	elapsed := time.Since(t0)
@@ -348,23 +421,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	res.Duration = elapsed.Seconds()
 	res.MeasuredRate = ofJoined(rates(a, b, elapsed))
-	if res.RSSAfterWarmup > 0 {
-		lo := float64(res.RSSAfterWarmup-res.RSSMin) / float64(res.RSSAfterWarmup)
-		hi := float64(res.RSSMax-res.RSSAfterWarmup) / float64(res.RSSAfterWarmup)
-		res.RSSDeviation = max(lo, hi)
-	}
-	if res.BaselineRate != nil {
-		res.MinRatio = 1e9
-		for i := range res.MeasuredRate {
-			res.MinRatio = min(res.MinRatio, res.MeasuredRate[i]/max(res.BaselineRate[i], 1e-9))
-		}
-	}
+	res.finishRatios()
 	for i := range clients {
 		if joined[i] && !isConnected[i] { // also when its runner has ended
 			res.Disconnects++
 		}
 	}
-	srv.Do(context.Background(), func(_ time.Duration, s *server.Server) { res.Server = serverCounters(s.Stats()) })
+	srv.Do(context.Background(), func(_ time.Duration, s *server.Server) { res.Server = serverCounters(serverhook.ServerStats(s)) })
 	_, res.ReaderDrops = srv.ReadStats()
 	stopClients()
 	stopSrv()

@@ -2,6 +2,7 @@ package play
 
 import (
 	"context"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"image/color"
 	"math"
 	"testing"
@@ -280,7 +281,7 @@ func TestSessionAllocs(t *testing.T) {
 // plays.
 func TestSessionRemote(t *testing.T) {
 	settings := refgame.Config{Seed: 3, MaxPlayers: 4}.String()
-	r, err := server.Listen("127.0.0.1:0", server.Config{MaxClients: 4, Seed: 3, VerifyBase: true}, refgame.NewGame(), settings)
+	r, err := server.Listen("127.0.0.1:0", serverhook.With(server.Config{MaxClients: 4, Advanced: server.Advanced{VerifyBase: true}}, serverhook.Hooks{Seed: 3}), refgame.NewGame(), settings)
 	if err != nil {
 		t.Fatal(err)
 	}

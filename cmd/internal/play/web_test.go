@@ -4,6 +4,7 @@ package play
 
 import (
 	"context"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"net"
 	"net/http"
 	"net/netip"
@@ -25,7 +26,7 @@ func TestSessionWebRTC(t *testing.T) {
 		t.Skip("real WebRTC and UDP on loopback")
 	}
 	settings := refgame.Config{Seed: 3, MaxPlayers: 4, RoomsX: 1, RoomsY: 1}.String()
-	r, err := server.Listen("127.0.0.1:0", server.Config{MaxClients: 4, Seed: 3, VerifyBase: true}, refgame.NewGame(), settings)
+	r, err := server.Listen("127.0.0.1:0", serverhook.With(server.Config{MaxClients: 4, Advanced: server.Advanced{VerifyBase: true}}, serverhook.Hooks{Seed: 3}), refgame.NewGame(), settings)
 	if err != nil {
 		t.Fatal(err)
 	}

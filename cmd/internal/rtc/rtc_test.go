@@ -2,6 +2,7 @@ package rtc_test
 
 import (
 	"context"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"io"
 	"net"
 	"net/http"
@@ -39,7 +40,7 @@ func newMatch(t *testing.T, cfg server.Config, rcfg rtc.Config) *match {
 	m := &match{rec: newStates()}
 	world := refgame.NewGame()
 	codec := snapshot.NewStateCodec()
-	cfg.OnFrame = func(f game.Frame) { m.rec.record(f, world, codec) }
+	serverhook.Set(&cfg, serverhook.Hooks{OnFrame: func(f game.Frame) { m.rec.record(f, world, codec) }})
 	// One room: every player is always in the other's PVS.
 	run, err := server.Listen("127.0.0.1:0", cfg, world, "arena rooms=1x1 players=8")
 	if err != nil {
@@ -245,7 +246,7 @@ func (p *player) watchOthers() {
 // and a peer left behind after it leaves.
 func TestDataChannelMatch(t *testing.T) {
 	acceptance.Require(t, "webrtc")
-	m := newMatch(t, server.Config{SnapshotRate: 60, VerifyBase: true, MaxClients: 4}, rtc.Config{})
+	m := newMatch(t, server.Config{SnapshotRate: 60, MaxClients: 4, Advanced: server.Advanced{VerifyBase: true}}, rtc.Config{})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 

@@ -32,7 +32,7 @@ func (c *core) ReadStats() (received, dropped uint64) { return 0, 0 }
 // frames and the rejected packet show up without the loop doing any
 // metric work. The non-zero counters and gauges are listed.
 func Example() {
-	srv, _ := server.New(server.Config{Deterministic: true}, guide.New(), "", server.SendFunc(func(netip.AddrPort, []byte) {}))
+	srv, _ := server.New(server.Config{}, guide.New(), "", server.SendFunc(func(netip.AddrPort, []byte) {}))
 	src := &core{srv: srv}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(servermetrics.New(src))

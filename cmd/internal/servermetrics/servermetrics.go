@@ -6,7 +6,7 @@
 // loss and round-trip time.
 //
 // A Collector reads everything on a scrape, on the server's own goroutine
-// (server.Runner.Do), from counters the core keeps anyway (server.Stats,
+// (server.Runner.Do), from counters the core keeps anyway (serverhook.Stats,
 // server.Totals): between scrapes the game loop does no metric work, and
 // the read itself allocates nothing on the loop. Names follow Prometheus
 // conventions: base units (seconds, bytes), _total for counters.
@@ -19,6 +19,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/server"
 )
 
@@ -40,7 +41,7 @@ type Collector struct {
 	src Source
 
 	mu      sync.Mutex // one scrape at a time: the buffers below are reused
-	stats   server.Stats
+	stats   serverhook.Stats
 	totals  server.Totals
 	clients []server.ClientStats
 
@@ -114,7 +115,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 	defer cancel()
 	ok := c.src.Do(ctx, func(_ time.Duration, s *server.Server) {
-		c.stats, c.totals = s.Stats(), s.Totals()
+		c.stats, c.totals = serverhook.ServerStats(s), s.Totals()
 		c.clients = s.AppendClients(c.clients[:0])
 	})
 	if !ok {
@@ -134,9 +135,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		if cl.InGame {
 			inGame++
 		}
-		loss = append(loss, cl.Channel.Loss)
-		if cl.Channel.RTT > 0 {
-			rtt = append(rtt, cl.Channel.RTT.Seconds())
+		loss = append(loss, cl.Loss)
+		if cl.RTT > 0 {
+			rtt = append(rtt, cl.RTT.Seconds())
 		}
 	}
 	ch <- prometheus.MustNewConstMetric(c.clientsDesc, prometheus.GaugeValue, float64(inGame), "in_game")
@@ -176,10 +177,10 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // durationHistogram converts the core's fixed-bucket histogram.
-func durationHistogram(d *prometheus.Desc, h *server.DurationHistogram) prometheus.Metric {
-	buckets := make(map[float64]uint64, len(server.DurationBuckets))
+func durationHistogram(d *prometheus.Desc, h *serverhook.DurationHistogram) prometheus.Metric {
+	buckets := make(map[float64]uint64, len(serverhook.DurationBuckets))
 	var cum uint64
-	for i, b := range server.DurationBuckets {
+	for i, b := range serverhook.DurationBuckets {
 		cum += h.Counts[i]
 		buckets[b.Seconds()] = cum
 	}

@@ -2,6 +2,7 @@ package servermetrics
 
 import (
 	"context"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"net"
 	"sync"
 	"testing"
@@ -55,7 +56,7 @@ func scrape(t *testing.T, reg *prometheus.Registry) map[string]float64 {
 // that lose the clients that left.
 func TestCollectorAgainstServerCounters(t *testing.T) {
 	t0 := time.Now()
-	r, err := server.Listen("127.0.0.1:0", server.Config{Stopwatch: func() time.Duration { return time.Since(t0) }},
+	r, err := server.Listen("127.0.0.1:0", serverhook.With(server.Config{}, serverhook.Hooks{Stopwatch: func() time.Duration { return time.Since(t0) }}),
 		testgame.New(), testgame.DefaultSettings)
 	if err != nil {
 		t.Fatal(err)
@@ -139,9 +140,9 @@ func TestCollectorAgainstServerCounters(t *testing.T) {
 		return n == 0
 	})
 	final := scrape(t, reg)
-	var st server.Stats
+	var st serverhook.Stats
 	var tot server.Totals
-	r.Do(ctx, func(_ time.Duration, s *server.Server) { st, tot = s.Stats(), s.Totals() })
+	r.Do(ctx, func(_ time.Duration, s *server.Server) { st, tot = serverhook.ServerStats(s), s.Totals() })
 	want := map[string]uint64{
 		"snapwire_snapshots_sent_total": tot.SnapshotsSent, "snapwire_snapshots_skipped_total": tot.SnapshotsSkipped,
 		"snapwire_snapshot_bytes_total": tot.SnapshotBytes, "snapwire_base_applies_total": tot.AcksApplied,

@@ -1,4 +1,4 @@
-// Package agonestest is a fake Agones SDK sidecar for tests: an
+// Package agonestest is a fake Agones SDK sidecar for snapwire's tests: an
 // httptest server speaking the REST endpoints package agones uses, which
 // records every call in order, streams the GameServer on
 // /watch/gameserver, and can be made to fail (503) to simulate an

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/agones"
-	"github.com/snapwire/snapwire/agones/agonestest"
+	"github.com/snapwire/snapwire/internal/agonestest"
 )
 
 // The fake sidecar in a test: it records the calls it answers, can be

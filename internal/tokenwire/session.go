@@ -1,4 +1,4 @@
-package token
+package tokenwire
 
 import (
 	"crypto/hmac"

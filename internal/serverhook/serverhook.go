@@ -1,0 +1,210 @@
+// Package serverhook reaches what package server keeps out of its public
+// API: the test hooks (OnFrame, OnApply), the reproducible seed, the
+// clocks and the full channel configuration a harness sets, and every
+// counter the server keeps (the public server.Stats and
+// server.ClientStats hold what an operator reads). Tests, the match
+// harness (internal/matchsim) and the tools' metrics (cmd/internal/
+// servermetrics) use it; a game developer never does.
+//
+// Package server registers the functions below when it is initialised
+// (it imports this package, so this one cannot name its types): cfg is a
+// *server.Config and s a *server.Server.
+package serverhook
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/snapshot"
+)
+
+// Hooks are a server's internal settings. Zero fields take the defaults
+// in brackets.
+type Hooks struct {
+	// OnFrame, if set, is called after every game frame (tests record the
+	// authoritative states here).
+	OnFrame func(f game.Frame)
+	// OnApply, if set, is called when client c's acknowledgement of
+	// snapshot seq has been applied to its base on the server (tests
+	// compare the base with the client's after the same apply).
+	OnApply func(c game.ClientNum, seq snapshot.Seq, base *snapshot.CommonBase)
+	// Seed seeds game ids; with Deterministic it also derives Secret (when
+	// nil) and seeds connection ids, for reproducible tests. Without
+	// Deterministic the secret and the connection ids come from
+	// crypto/rand, and so do game ids when Seed is 0.
+	Seed          uint64
+	Deterministic bool
+	// Secret keys the challenge cookie HMAC [32 bytes from crypto/rand].
+	Secret []byte
+	// WallClock tells Unix time for token expiry [time.Now]: the virtual
+	// time the core runs on has no epoch.
+	WallClock func() time.Time
+	// Stopwatch, when set, is read before and after each frame and each
+	// snapshot build to fill Stats.FrameTime and Stats.SnapshotBuildTime
+	// (a runner passes a monotonic clock; nil: not timed). Nothing the
+	// server does depends on it.
+	Stopwatch func() time.Duration
+	// Channel is the configuration of every client's channel (MTU,
+	// MaxReliableBytes, ...); a non-zero server.Config.Rate replaces its
+	// Rate.
+	Channel netchan.Config
+}
+
+// Stats are every server-wide counter (server.Stats holds the operator's
+// subset).
+type Stats struct {
+	Frames      uint64
+	Connects    uint64 // clients accepted
+	Refused     uint64
+	BadCookies  uint64
+	Challenges  uint64
+	Queries     uint64 // connectionless packets passed to OnConnectionless
+	Timeouts    uint64
+	Disconnects uint64
+	BadPackets  uint64 // channel packets rejected or unparsable
+	UnknownConn uint64 // channel packets for no connection
+	// AuthFailures counts channel packets that failed authentication
+	// (secure server): forged, corrupted or replayed; dropped unread.
+	AuthFailures uint64
+	// WrongSource counts packets of an insecure session from another IP
+	// address than the client's (only its port may change).
+	WrongSource uint64
+	// AddrChanges counts client address changes (NAT rebinding) taken from
+	// packets that delivered a new message (authenticated, on a secure
+	// session); PathChallenges the path challenges made for new addresses
+	// (sent, or held back by the budget below) and PathValidations the
+	// addresses validated by their echo;
+	// UnconfirmedDrops the packets not sent to an address not yet
+	// validated, beyond 3 times the bytes received from it.
+	AddrChanges, UnconfirmedDrops   uint64
+	PathChallenges, PathValidations uint64
+	// ParallelSnapshotFrames counts the frames whose snapshots several
+	// goroutines built (server.Advanced.SnapshotWorkers).
+	ParallelSnapshotFrames uint64
+	// TokensRefused counts connects refused for their token; Throttled
+	// those refused by MaxConnectAttempts, MaxPasswordFailures or
+	// MaxClientsPerIP.
+	TokensRefused, Throttled uint64
+	MapChanges               uint64
+	SavedEvents              int // saved events kept now
+	ReliableEvents           uint64
+	UnreliableEvents         uint64
+	// FramesLate counts frames run more than a frame duration after they
+	// were due (the driver or the machine fell behind).
+	FramesLate uint64
+	// FrameTime is the time to run a frame (game, events, snapshots),
+	// SnapshotBuildTime to build one client's snapshot; filled only with
+	// Hooks.Stopwatch.
+	FrameTime, SnapshotBuildTime DurationHistogram
+}
+
+// ClientStats are all of one client's figures on the server
+// (server.ClientStats holds the operator's subset).
+type ClientStats struct {
+	Num    game.ClientNum
+	Name   string
+	Addr   netip.AddrPort
+	ConnID netchan.ConnID
+	InGame bool // its messages carry the current game id
+	// FramesRun counts frames run since its first command; CmdsEarly the
+	// frames whose command had arrived before the server needed it;
+	// Duplicated the frames that reused the previous command (DOOM III §2).
+	FramesRun, CmdsEarly, Duplicated uint64
+	// LateCmds counts commands that arrived after their frame ran.
+	LateCmds uint64
+	// Lead is the latest reported lead (minimum over a snapshot interval of
+	// how early commands arrived, DOOM III §3.2).
+	Lead time.Duration
+	// ClientLead is how far the client says it predicts ahead (§3.3).
+	ClientLead       time.Duration
+	SnapshotsSent    uint64
+	SnapshotsSkipped uint64 // the byte rate was used up (netchan.CanSend)
+	SnapshotBits     uint64 // bits of snapshot bodies built
+	LoadGameSent     uint64
+	AcksApplied      uint64
+	WrongGame        uint64 // messages carrying another game id
+	// Secure reports whether the session is encrypted (it connected with
+	// a token); TokenClientID and UserData come from its token.
+	Secure        bool
+	TokenClientID uint64
+	UserData      []byte
+	// AddrPending: the address changed and the client has not yet echoed
+	// the path challenge sent there (Addr is the new address).
+	AddrPending bool
+	Channel     netchan.Stats
+}
+
+// Funcs are what package server registers.
+type Funcs struct {
+	Edit     func(cfg any, f func(*Hooks))
+	Stats    func(s any) Stats
+	Client   func(s any, n game.ClientNum) (ClientStats, bool)
+	Clients  func(s any) []ClientStats
+	BaseHash func(s any, n game.ClientNum) (uint64, snapshot.Seq, bool)
+}
+
+var funcs Funcs
+
+// Register is called by package server's init.
+func Register(f Funcs) { funcs = f }
+
+// Set gives cfg (a *server.Config) the hooks h, for the server New or
+// Listen makes from it, in place of those it had.
+func Set(cfg any, h Hooks) { funcs.Edit(cfg, func(old *Hooks) { *old = h }) }
+
+// Edit calls f with the hooks of cfg (a *server.Config; zero if it has
+// none), which f may change.
+func Edit(cfg any, f func(h *Hooks)) { funcs.Edit(cfg, f) }
+
+// With returns a copy of cfg (a server.Config, by value) with hooks h.
+func With[C any](cfg C, h Hooks) C {
+	Set(&cfg, h)
+	return cfg
+}
+
+// ServerStats returns every server-wide counter of s (a *server.Server).
+func ServerStats(s any) Stats { return funcs.Stats(s) }
+
+// Client returns all of client n's figures on s (a *server.Server).
+func Client(s any, n game.ClientNum) (ClientStats, bool) { return funcs.Client(s, n) }
+
+// Clients returns all the figures of every connected client of s (a
+// *server.Server), by slot.
+func Clients(s any) []ClientStats { return funcs.Clients(s) }
+
+// BaseHash returns the hash and sequence of client n's common base on s
+// (a *server.Server).
+func BaseHash(s any, n game.ClientNum) (uint64, snapshot.Seq, bool) { return funcs.BaseHash(s, n) }
+
+// DurationBuckets are the upper bounds (inclusive) of DurationHistogram's
+// buckets: from 10 µs to 50 ms, about three a decade, for frame and
+// snapshot build times (a 60 Hz frame has 16.7 ms).
+var DurationBuckets = [...]time.Duration{
+	10 * time.Microsecond, 25 * time.Microsecond, 50 * time.Microsecond,
+	100 * time.Microsecond, 250 * time.Microsecond, 500 * time.Microsecond,
+	time.Millisecond, 2500 * time.Microsecond, 5 * time.Millisecond,
+	10 * time.Millisecond, 16667 * time.Microsecond, 50 * time.Millisecond,
+}
+
+// DurationHistogram counts durations in DurationBuckets: Counts[i] those
+// in (DurationBuckets[i-1], DurationBuckets[i]], the last one those above
+// every bound. Count and Sum cover them all. A fixed array: observing
+// allocates nothing.
+type DurationHistogram struct {
+	Counts [len(DurationBuckets) + 1]uint64
+	Count  uint64
+	Sum    time.Duration
+}
+
+// Observe adds d.
+func (h *DurationHistogram) Observe(d time.Duration) {
+	i := 0
+	for i < len(DurationBuckets) && d > DurationBuckets[i] {
+		i++
+	}
+	h.Counts[i]++
+	h.Count++
+	h.Sum += d
+}
