@@ -456,7 +456,7 @@ func (o *Opener) Open(b []byte, now time.Time) (*Private, error) {
 }
 
 // of returns the wire form of a *token.Token; package token registers it
-// (this package cannot import that one).
+// (tokenwire cannot import token).
 var of func(t any) *Token
 
 // RegisterPublic is called by package token's init.
