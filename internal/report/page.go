@@ -15,7 +15,7 @@ var pageShell string
 // a Title field or method. html/template escapes what the data holds; a Chart is drawn with
 // the "svg" function ({{svg .Chart}}), whose output is trusted markup.
 //
-// Functions: pct (Pct), label (Label), mean, median, div (a / b), num (every digit of a float, no
+// Functions: pct (Pct), label (Label), mean, median, mul, sub, div (a * b, a - b, a / b), num (every digit of a float, no
 // exponent), svg.
 func Page(body string) (*template.Template, error) {
 	t, err := template.New("page").Funcs(Funcs).Parse(pageShell)
@@ -40,6 +40,8 @@ var Funcs = template.FuncMap{
 	"label":  Label,
 	"mean":   Mean,
 	"median": Median,
+	"mul":    func(a, b float64) float64 { return a * b },
+	"sub":    func(a, b float64) float64 { return a - b },
 	"div":    func(a, b float64) float64 { return a / b },
 	"num":    func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) },
 	"svg":    func(c Chart) template.HTML { return template.HTML(c.SVG()) }, // SVG escapes every string it draws
