@@ -14,7 +14,7 @@ import (
 //go:embed report.md.tmpl peers.md.tmpl notes.md.tmpl
 var markdownFiles embed.FS
 
-var markdown = template.Must(template.New("bench").Funcs(report.Funcs).Funcs(template.FuncMap{
+var markdown = template.Must(template.New("bench").Funcs(report.Funcs()).Funcs(template.FuncMap{
 	"kib": func(bytes int) float64 { return float64(bytes) / 1024 },
 }).ParseFS(markdownFiles, "*.md.tmpl"))
 

@@ -13,7 +13,7 @@ import (
 //go:embed markdown.md.tmpl
 var markdownSource string
 
-var markdownTemplate = template.Must(template.New("netmodels").Funcs(report.Funcs).Parse(markdownSource))
+var markdownTemplate = template.Must(template.New("netmodels").Funcs(report.Funcs()).Parse(markdownSource))
 
 // Markdown renders r as a section of BENCHMARKS.md: the table of every
 // row, one sentence per claim of the paper saying whether the rows bear it

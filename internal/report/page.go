@@ -18,7 +18,7 @@ var pageShell string
 // Functions: pct (Pct), label (Label), mean, median, mul, sub, div (a * b, a - b, a / b), num (every digit of a float, no
 // exponent), svg.
 func Page(body string) (*template.Template, error) {
-	t, err := template.New("page").Funcs(Funcs).Parse(pageShell)
+	t, err := template.New("page").Funcs(Funcs()).Parse(pageShell)
 	if err != nil {
 		return nil, err
 	}
@@ -34,15 +34,17 @@ func WritePage(w io.Writer, body string, data any) error {
 	return t.ExecuteTemplate(w, "page", data)
 }
 
-// Funcs are the template functions of Page, for text/template as much as html/template.
-var Funcs = template.FuncMap{
-	"pct":    Pct,
-	"label":  Label,
-	"mean":   Mean,
-	"median": Median,
-	"mul":    func(a, b float64) float64 { return a * b },
-	"sub":    func(a, b float64) float64 { return a - b },
-	"div":    func(a, b float64) float64 { return a / b },
-	"num":    func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) },
-	"svg":    func(c Chart) template.HTML { return template.HTML(c.SVG()) }, // SVG escapes every string it draws
+// Funcs returns the template functions of Page, for text/template as much as html/template.
+func Funcs() template.FuncMap {
+	return template.FuncMap{
+		"pct":    Pct,
+		"label":  Label,
+		"mean":   Mean,
+		"median": Median,
+		"mul":    func(a, b float64) float64 { return a * b },
+		"sub":    func(a, b float64) float64 { return a - b },
+		"div":    func(a, b float64) float64 { return a / b },
+		"num":    func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) },
+		"svg":    func(c Chart) template.HTML { return template.HTML(c.SVG()) }, // SVG escapes every string it draws
+	}
 }
