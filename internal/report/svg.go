@@ -116,8 +116,10 @@ func (c *Chart) layout() chartLayout {
 		for _, y := range ys {
 			lo, hi = min(lo, y), max(hi, y)
 		}
-		if p90 := Percentile(ys, 0.9); c.ClipOutliers && p90 > 0 && hi > 4*p90 {
-			l.clip, hi = 2*p90, 2*p90
+		if c.ClipOutliers {
+			if p90 := Percentile(ys, 0.9); p90 > 0 && hi > 4*p90 {
+				l.clip, hi = 2*p90, 2*p90
+			}
 		}
 		l.ystep = niceStep((hi - lo) / 5)
 		l.ylo, l.yhi = math.Floor(lo/l.ystep)*l.ystep, math.Ceil(hi/l.ystep)*l.ystep
@@ -173,11 +175,10 @@ func (l *chartLayout) slot(i int) (w, mid float64) {
 
 func (l *chartLayout) yAxis(b *strings.Builder) {
 	for k := 0; ; k++ {
-		v := l.ylo + float64(k)*l.ystep
-		if v > l.yhi+l.ystep/2 {
+		v := tick(l.ylo, l.ystep, k)
+		if v > l.yhi+l.ystep*1e-9 {
 			break
 		}
-		v = sig3(v) // 0.30000000000000004 → 0.3
 		stroke := "#eee"
 		if v == 0 {
 			stroke = "#999"
@@ -205,8 +206,8 @@ func (l *chartLayout) xAxis(b *strings.Builder) {
 		}
 	default:
 		for k := 0; ; k++ {
-			v := sig3(l.xlo + float64(k)*l.xstep)
-			if v > l.xhi+l.xstep/2 {
+			v := tick(l.xlo, l.xstep, k)
+			if v > l.xhi+l.xstep*1e-9 {
 				break
 			}
 			fmt.Fprintf(b, `<text x="%.1f" y="%.0f" text-anchor="middle" fill="#444">%s</text>`+"\n", l.x(v), l.bottom+16, esc(Label(v, c.XUnit)))
@@ -298,6 +299,12 @@ func (l *chartLayout) legend(b *strings.Builder) {
 		fmt.Fprintf(b, `<line x1="%.0f" x2="%.0f" y1="%.0f" y2="%.0f" stroke="%s" stroke-width="%d"%s/><text x="%.0f" y="%.0f" fill="#444">%s</text>`+"\n",
 			x, x+14, y+6, y+6, esc(seriesColor(s, k)), map[bool]int{true: 10, false: 3}[l.c.Bars], dash, x+18, y+10, esc(s.Name))
 	}
+}
+
+// tick is the k-th whole multiple of step at or above lo: exactly 0 where it should be, and
+// 0.3 rather than 0.30000000000000004.
+func tick(lo, step float64, k int) float64 {
+	return sig3((math.Ceil(lo/step-1e-9) + float64(k)) * step)
 }
 
 func seriesColor(s Series, k int) string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -121,6 +122,17 @@ func TestChartLabels(t *testing.T) {
 		if !has(text, want) {
 			t.Errorf("no label %q in %q", want, text)
 		}
+	}
+	c = Chart{Title: "tenths", YMin: -0.3, YMax: 0.5, Series: []Series{{X: []float64{0, 0.3}, Y: []float64{0.1, 0.2}}}}
+	s := c.SVG()
+	_, ticks := wellFormed(t, s)
+	for _, want := range []string{"-0.2", "0", "0.2", "0.4", "0.3"} {
+		if !has(ticks, want) {
+			t.Errorf("no label %q in %q", want, ticks)
+		}
+	}
+	if regexp.MustCompile(`[0-9]e[-+]|0000`).MatchString(s) || has(ticks, "0.6") || has(ticks, "-0.4") {
+		t.Errorf("a tick label a person cannot read:\n%s", s)
 	}
 	if has(text, "80%") {
 		t.Errorf("the fixed range ends at 60%%: %q", text)
