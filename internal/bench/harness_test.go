@@ -338,7 +338,8 @@ func TestRunWritesReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| duel | 20% |", "| churn | 5% |", "**Bit packing**", "## Targets", "| churn | 256 visible |", "doom3+huff µs, one client", "(all clients' snapshots built each frame)", "## Adaptive entropy stage", "| churn | 5% |", res.Machine.GoVersion,
+	for _, want := range []string{"| duel | 20% |", "| churn | 5% |", "**Bit packing**", "## Targets", "| churn | 256 visible |", "doom3+huff µs, one client",
+		"(all clients' snapshots built each frame)", "## Adaptive entropy stage", "| churn | 5% |", res.Machine.GoVersion,
 		"## Peer libraries on the same frames", "The peer libraries were not run: not requested."} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("BENCHMARKS.md lacks %q", want)

@@ -17,6 +17,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/snapwire/snapwire/internal/report"
 )
 
 // Peer encoder names, as they appear in rows.
@@ -180,7 +182,7 @@ func measurePeers(rec *Recording, o Options, node string, st *PeerStatus, q3 fun
 		st.Versions[p.Encoder] = p.Version
 		r := Row{Scenario: rec.Scenario.Name, Encoder: p.Encoder, Clients: rec.Clients, Visible: rec.MeanVisible(),
 			NsPerClientSnapshot: p.EncodeNS, PeerUpdateNS: p.UpdateNS, DecodeNS: p.DecodeNS, LossGrowth: 1}
-		r.BytesMean, r.BytesP99 = meanP99(p.Sizes)
+		r.BytesMean, r.BytesP99 = report.MeanPercentile(p.Sizes, 0.99)
 		r.Kbps = r.BytesMean * 8 * SnapshotRate / 1000
 		r.KbpsUDP = (r.BytesMean + UDPIPBytes) * 8 * SnapshotRate / 1000
 		for _, loss := range o.Losses {
@@ -220,48 +222,42 @@ var peerTransport = map[string]string{
 	EncColyseus: "reliable (WebSocket)", EncGeckos: "unreliable (WebRTC data channel)",
 }
 
-// writePeers writes the peers table: every encoder on every scenario at 0% loss, then the
-// encoders that run over an unreliable transport at the other loss rates; or why the peers
-// did not run.
-func (r *Result) writePeers(b *strings.Builder) {
-	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	p("\n## Peer libraries on the same frames\n\n")
-	if !r.Peers.Ran {
-		p("The peer libraries were not run: %s. (With Node installed, `npm ci` in internal/bench/peers, then `snapwire bench`.)\n\n", r.Peers.Reason)
-		return
-	}
-	p("Two widely used JavaScript libraries encode the same recorded ticks (every entity's quantised fields, every client's PVS, the non-PVS states), run by internal/bench/peers/peers.mjs under Node %s the way their users run them, and every client-snapshot of every tick is decoded by the library's own decoder and compared with the recording (every visible entity's fields, no other entity, the states); a difference fails the run.\n\n", r.Peers.Node)
-	p("- `colyseus`: @colyseus/schema %s, the delta state sync of the Colyseus framework. The room state holds one MapSchema per entity type keyed by entity number and marked `.view()`; each client's StateView holds exactly the entities of its PVS (`view.add` as one enters, `view.remove` as it leaves), the scoreboard is a shared field, each player's statistics an entry of a `.view()` map in its own view (the package README, \"StateView\" and \"Encoding changes per views\"). Each tick runs what @colyseus/core's SchemaSerializer.applyPatches runs: `encode()` once for the shared changes, `encodeView()` per client, `discardChanges()`. Its patches must arrive complete and in order (the framework sends them over a WebSocket), so it is measured at 0%% loss only.\n", r.Peers.Versions[EncColyseus])
-	p("- `geckos`: @geckos.io/typed-array-buffer-schema %s, the binary schema that @geckos.io/snapshot-interpolation's users encode their snapshots with (both packages' READMEs). Every tick every client gets a full snapshot of what it sees, shaped like that library's snapshots (a 6-character id, a 64-bit time, `state` holding one array per entity type), through `Model.toBuffer`, decoded by `Model.fromBuffer`. No snapshot depends on another and nothing is acknowledged (geckos.io sends over an unreliable WebRTC data channel), so the bytes at every loss rate are those at 0%%: the loss rows repeat them.\n\n", r.Peers.Versions[EncGeckos])
-	p("Every field is declared with the narrowest of the peer's types that holds its width in bits (colyseus `boolean`, `uint8`, `uint16`, `uint32`; geckos `uint8`, `uint16`, `uint32`, entity numbers `uint16`): both have only byte-aligned types, so a 2-bit door state costs a byte and a half float two. Bytes are what each library's encoder returns for one client and tick; Colyseus's 1-byte room message code, WebSocket and WebRTC framing are left out, as our channel header is. What the peers do not carry and DOOM III does: the PVS bit string, other players' latest commands, the reliable \"apply\" messages. Encode µs per client-snapshot (the pass after a warm-up pass of the same recording, `process.hrtime`): `colyseus`: `encode()` and `discardChanges()` shared by the clients plus the client's `encodeView()`; its change tracking, which runs as the tick's values are assigned to the room state and the views follow the PVS, is the next column (the work DOOM III's Build does by comparing with the base). `geckos`: `toBuffer` alone (building the snapshot object is left out). DOOM III and Quake 3: as in the tables above, this loss rate's pass.\n\n")
-	p("| scenario | loss | encoder | transport | bytes mean | bytes p99 | / doom3+huff | kbit/s | +UDP/IP | encode µs | change tracking µs | decode µs |\n|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+// peerRow is a line of the peers table: encoder Enc (shown as Name) on scenario Scenario at
+// Loss, with snapwire's pipeline's row (Ours) for the ratio.
+type peerRow struct {
+	Scenario        string
+	Loss            float64
+	Name, Transport string
+	X, Ours         *Row
+}
+
+// PeerRows are the lines of the peers table (the "peers" template of peers.md.tmpl): every
+// encoder on every scenario at 0% loss, then the encoders that run over an unreliable
+// transport at the other loss rates.
+func (v markdownView) PeerRows() []peerRow {
+	var out []peerRow
 	encs := []string{EncDoom3, EncDoom3Huff, EncDoom3RC, EncQuake3, EncColyseus, EncGeckos}
 	row := func(s string, l float64, enc string) {
-		x, h := r.Find(s, l, enc), r.Find(s, l, EncDoom3Huff)
+		x, h := v.Find(s, l, enc), v.Find(s, l, EncDoom3Huff)
 		if x == nil || h == nil || h.BytesMean == 0 {
 			return
-		}
-		track := "-"
-		if x.PeerUpdateNS > 0 {
-			track = fmt.Sprintf("%.1f", x.PeerUpdateNS/1000)
 		}
 		name := enc
 		if enc == EncColyseus || enc == EncGeckos {
 			name = "**" + enc + "**"
 		}
-		p("| %s | %.0f%% | %s | %s | %.1f | %.0f | %.2f | %.1f | %.1f | %.1f | %s | %.1f |\n", s, l*100, name, peerTransport[enc],
-			x.BytesMean, x.BytesP99, x.BytesMean/h.BytesMean, x.Kbps, x.KbpsUDP, x.NsPerClientSnapshot/1000, track, x.DecodeNS/1000)
+		out = append(out, peerRow{s, l, name, peerTransport[enc], x, h})
 	}
-	for _, s := range r.Scenarios {
+	for _, s := range v.Scenarios {
 		for _, e := range encs {
 			row(s.Name, 0, e)
 		}
 	}
-	for _, l := range r.Options.Losses {
+	for _, l := range v.Options.Losses {
 		if l == 0 {
 			continue
 		}
-		for _, s := range r.Scenarios {
+		for _, s := range v.Scenarios {
 			for _, e := range encs {
 				if e != EncColyseus {
 					row(s.Name, l, e)
@@ -269,39 +265,44 @@ func (r *Result) writePeers(b *strings.Builder) {
 			}
 		}
 	}
-	p("\n")
+	return out
 }
 
-// peerNotes is the Notes paragraph on the peers, with this run's figures; "" when they did
-// not run.
-func peerNotes(r *Result) string {
+// peerSpan is the lowest and highest ratio of a peer's bytes to snapwire's pipeline's over
+// the scenarios, and where.
+type peerSpan struct {
+	Lo, Hi         float64
+	LoName, HiName string
+}
+
+// peerNotes is the Notes paragraph on the peers ("peer-notes" of peers.md.tmpl), with this
+// run's figures; "" when they did not run.
+func peerNotes(r *Result) (string, error) {
 	if !r.Peers.Ran {
-		return ""
+		return "", nil
 	}
-	span := func(enc string) (lo, hi float64, loS, hiS string) {
-		lo, hi = math.Inf(1), math.Inf(-1)
-		for _, s := range r.Scenarios {
-			x, h := r.Find(s.Name, 0, enc), r.Find(s.Name, 0, EncDoom3Huff)
+	span := func(enc string) (s peerSpan) {
+		s.Lo, s.Hi = math.Inf(1), math.Inf(-1)
+		for _, sc := range r.Scenarios {
+			x, h := r.Find(sc.Name, 0, enc), r.Find(sc.Name, 0, EncDoom3Huff)
 			if x == nil || h == nil || h.BytesMean == 0 {
 				continue
 			}
 			v := x.BytesMean / h.BytesMean
-			if v < lo {
-				lo, loS = v, s.Name
+			if v < s.Lo {
+				s.Lo, s.LoName = v, sc.Name
 			}
-			if v > hi {
-				hi, hiS = v, s.Name
+			if v > s.Hi {
+				s.Hi, s.HiName = v, sc.Name
 			}
 		}
-		return
+		return s
 	}
-	cl, ch, cls, chs := span(EncColyseus)
-	gl, gh, gls, ghs := span(EncGeckos)
-	if math.IsInf(cl, 0) || math.IsInf(gl, 0) {
-		return ""
+	c, g := span(EncColyseus), span(EncGeckos)
+	if math.IsInf(c.Lo, 0) || math.IsInf(g.Lo, 0) {
+		return "", nil
 	}
-	return fmt.Sprintf("**Peer libraries** (the peers table). At 0%% loss @colyseus/schema sends %.2fx (%s) to %.2fx (%s) the bytes of snapwire's pipeline (`doom3+huff`), and geckos.io's schema %.2fx (%s) to %.2fx (%s). "+
-		"Colyseus also sends only what changed, per client view, but each changed field whole in its byte-aligned type behind a byte of field index and operation, each changed structure behind a byte and its reference id, and an entity entering a view in full with its map key; it has no common base, and needs a reliable, ordered transport. "+
-		"geckos.io's snapshots carry every visible entity in full every tick, so their size follows the PVS rather than what changed, and a lost one costs nothing after it. Both peers' types are byte-aligned (their own limit), which our bit-packed fields are not.\n\n",
-		cl, cls, ch, chs, gl, gls, gh, ghs)
+	var b strings.Builder
+	err := markdown.ExecuteTemplate(&b, "peer-notes", struct{ Colyseus, Geckos peerSpan }{c, g})
+	return b.String(), err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/acceptance"
+	"github.com/snapwire/snapwire/internal/report"
 	"github.com/snapwire/snapwire/internal/snapshot"
 )
 
@@ -209,7 +210,7 @@ func TestPeersReproduceRecording(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		for _, p := range out.Peers {
-			mean, _ := meanP99(p.Sizes)
+			mean := report.Mean(p.Sizes)
 			if mean <= 0 || p.EncodeNS <= 0 || p.DecodeNS <= 0 || p.Version == "" {
 				t.Errorf("%s %s: %.1f bytes, encode %.0f ns, decode %.0f ns, version %q", name, p.Encoder, mean, p.EncodeNS, p.DecodeNS, p.Version)
 			}

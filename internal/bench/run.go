@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/report"
 	"github.com/snapwire/snapwire/internal/zrle"
 )
 
@@ -260,7 +261,7 @@ func measureScenario(rec *Recording, o Options) ([]Row, ScenarioInfo, error) {
 		}
 		mk := func(name string, a *stageAcc, wire []float64, cost float64) Row {
 			r := Row{Scenario: rec.Scenario.Name, Loss: loss, Encoder: name, Clients: rec.Clients, Visible: info.Visible}
-			r.BytesMean, r.BytesP99 = meanP99(wire)
+			r.BytesMean, r.BytesP99 = report.MeanPercentile(wire, 0.99)
 			r.Kbps = r.BytesMean * 8 * SnapshotRate / 1000
 			r.KbpsUDP = (r.BytesMean + UDPIPBytes) * 8 * SnapshotRate / 1000
 			n := float64(max(a.n, 1))
@@ -315,18 +316,4 @@ func measureScenario(rec *Recording, o Options) ([]Row, ScenarioInfo, error) {
 		rows = append(rows, rd, rdh, rdc, rdr, rq, rqr)
 	}
 	return rows, info, nil
-}
-
-func meanP99(v []float64) (mean, p99 float64) {
-	if len(v) == 0 {
-		return 0, 0
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	sum := 0.0
-	for _, x := range s {
-		sum += x
-	}
-	i := min(len(s)-1, (len(s)*99+99)/100-1)
-	return sum / float64(len(s)), s[i]
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/refgame"
+	"github.com/snapwire/snapwire/internal/report"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/netsim"
 	"github.com/snapwire/snapwire/server"
@@ -534,10 +535,10 @@ func (h *harness) second(t int) Second {
 	lost := h.net.Stats().Lost
 	sec.PacketsLost = lost - h.prevLost
 	h.prevLost = lost
-	sec.PredSelfMean, sec.PredSelfP99 = round(mean(h.secSelf), 3), round(percentile(h.secSelf, 0.99), 3)
-	sec.PredOthersMean, sec.PredOthersP99 = round(mean(h.secOthers), 3), round(percentile(h.secOthers, 0.99), 3)
+	sec.PredSelfMean, sec.PredSelfP99 = round(report.Mean(h.secSelf), 3), round(report.Percentile(h.secSelf, 0.99), 3)
+	sec.PredOthersMean, sec.PredOthersP99 = round(report.Mean(h.secOthers), 3), round(report.Percentile(h.secOthers, 0.99), 3)
 	if len(h.secLead) > 0 {
-		sec.LeadMeanMS = round(mean(h.secLead), 1)
+		sec.LeadMeanMS = round(report.Mean(h.secLead), 1)
 		sec.LeadMinMS = round(minOf(h.secLead), 1)
 	}
 	h.secSelf, h.secOthers, h.secLead = h.secSelf[:0], h.secOthers[:0], h.secLead[:0]

@@ -186,24 +186,6 @@ func TestHTMLSelfContained(t *testing.T) {
 	}
 }
 
-func TestNiceStepAndPercentile(t *testing.T) {
-	for _, c := range []struct{ in, want float64 }{{0.3, 0.5}, {1, 1}, {1.1, 2}, {7, 10}, {23, 50}, {0, 1}} {
-		if got := niceStep(c.in); math.Abs(got-c.want) > 1e-12 {
-			t.Errorf("niceStep(%v) = %v, want %v", c.in, got, c.want)
-		}
-	}
-	v := []float64{5, 1, 4, 2, 3, 6, 7, 8, 9, 10}
-	if p := percentile(v, 0.99); p != 10 {
-		t.Errorf("p99 %v", p)
-	}
-	if p := percentile(v, 0.5); p != 5 {
-		t.Errorf("p50 %v", p)
-	}
-	if percentile(nil, 0.5) != 0 {
-		t.Error("empty")
-	}
-}
-
 func TestParseMode(t *testing.T) {
 	for _, m := range []refgame.BotMode{refgame.BotDeathmatch, refgame.BotNeverTouch} {
 		got, err := ParseMode(ModeName(m))

@@ -5,6 +5,7 @@ import (
 
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/refgame"
+	"github.com/snapwire/snapwire/internal/report"
 )
 
 // Re-prediction cost (Options.Reprediction): after each snapshot a client
@@ -131,4 +132,4 @@ func (r *RepredictionStats) add(b *bot) {
 }
 
 // finish computes the median.
-func (r *RepredictionStats) finish() { r.NSMedian = round(percentile(r.ns, 0.5), 0) }
+func (r *RepredictionStats) finish() { r.NSMedian = round(report.Percentile(r.ns, 0.5), 0) }

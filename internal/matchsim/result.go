@@ -3,10 +3,10 @@ package matchsim
 import (
 	"github.com/snapwire/snapwire/internal/serverhook"
 	"math"
-	"slices"
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/report"
 )
 
 // Result is what a demo run measured; its JSON is the output of
@@ -174,33 +174,12 @@ func (e *errStats) mean() float64 {
 	return e.sum / float64(e.n)
 }
 
-func mean(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
-}
-
 func minOf(v []float64) float64 {
 	m := math.Inf(1)
 	for _, x := range v {
 		m = min(m, x)
 	}
 	return m
-}
-
-// percentile returns the p-quantile of v (nearest rank); it sorts v.
-func percentile(v []float64, p float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	slices.Sort(v)
-	i := int(math.Ceil(p*float64(len(v)))) - 1
-	return v[min(max(i, 0), len(v)-1)]
 }
 
 func share(part, whole uint64) float64 {
@@ -316,9 +295,9 @@ func (h *harness) finish(res *Result) {
 	res.EarlyCmdShare = round(share(res.CmdsEarly, res.FramesRun), 5)
 
 	res.PredSamplesSelf, res.PredSamplesOthers = len(h.allSelf), len(h.allOthers)
-	res.PredErrorSelfMean, res.PredErrorOthersMean = round(mean(h.allSelf), 3), round(mean(h.allOthers), 3)
-	res.PredErrorSelfP99 = round(percentile(h.allSelf, 0.99), 3)
-	res.PredErrorOthersP99 = round(percentile(h.allOthers, 0.99), 3)
+	res.PredErrorSelfMean, res.PredErrorOthersMean = round(report.Mean(h.allSelf), 3), round(report.Mean(h.allOthers), 3)
+	res.PredErrorSelfP99 = round(report.Percentile(h.allSelf, 0.99), 3)
+	res.PredErrorOthersP99 = round(report.Percentile(h.allOthers, 0.99), 3)
 	res.PredErrorSelfMax, res.PredErrorOthersMax = round(res.PredErrorSelfMax, 3), round(res.PredErrorOthersMax, 3)
 	res.PredExactShareSelf = round(exactShare(h.allSelf), 4)
 	res.PredExactShareOthers = round(exactShare(h.allOthers), 4)

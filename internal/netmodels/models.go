@@ -19,6 +19,7 @@ import (
 	"github.com/snapwire/snapwire/internal/lockstep"
 	"github.com/snapwire/snapwire/internal/matchsim"
 	"github.com/snapwire/snapwire/internal/refgame"
+	"github.com/snapwire/snapwire/internal/report"
 	"github.com/snapwire/snapwire/netsim"
 )
 
@@ -360,8 +361,6 @@ func totals(rows []Row, model string, rtt int) shotTotals {
 	return t
 }
 
-func pct(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) }
-
 // lagClaims checks the paper's claims about lag compensation (DOOM III
 // §1.1) and prediction's aim (§2) on the hitscan figures, at each round
 // trip of the rows.
@@ -387,7 +386,7 @@ func lagClaims(rows []Row) []Claim {
 	holds, figs := true, ""
 	for _, t := range q {
 		holds = holds && t.lc > t.hit+0.25
-		figs += fmt.Sprintf("%d ms: %s without, %s with; ", t.rtt, pct(t.hit), pct(t.lc))
+		figs += fmt.Sprintf("%d ms: %s without, %s with; ", t.rtt, report.Pct(t.hit, 0), report.Pct(t.lc, 0))
 	}
 	out = append(out, Claim{"lag compensation lets a player with interpolated opponents hit where they are shown (Half-Life, §1.1)", holds,
 		"Quake 3 hit share of shots aimed at the opponent on screen, " + strings.TrimSuffix(figs, "; ")})
@@ -402,14 +401,14 @@ func lagClaims(rows []Row) []Claim {
 	out = append(out, Claim{"the extra line-of-sight test in the present makes such hits rarer",
 		coverLOS < coverLC,
 		fmt.Sprintf("%d behind-cover hits with the test, %d without it; hit share %s with it, %s without (at %d ms)",
-			coverLOS, coverLC, pct(q[len(q)-1].lcLOS), pct(q[len(q)-1].lc), q[len(q)-1].rtt)})
+			coverLOS, coverLC, report.Pct(q[len(q)-1].lcLOS, 0), report.Pct(q[len(q)-1].lc, 0), q[len(q)-1].rtt)})
 	// §2: predicted opponents are shown closer to where the server has
 	// them, so aiming at the screen hits more often than with Quake 3's
 	// interpolation, without rewinding anything.
 	holds, figs = true, ""
 	for i := range q {
 		holds = holds && d[i].shots > 0 && d[i].hit > q[i].hit
-		figs += fmt.Sprintf("%d ms: %s vs %s; ", q[i].rtt, pct(d[i].hit), pct(q[i].hit))
+		figs += fmt.Sprintf("%d ms: %s vs %s; ", q[i].rtt, report.Pct(d[i].hit, 0), report.Pct(q[i].hit, 0))
 	}
 	out = append(out, Claim{"with every entity predicted, shots aimed at the screen hit without lag compensation (§2)", holds,
 		"hit share without lag compensation, DOOM III vs Quake 3, " + strings.TrimSuffix(figs, "; ")})

@@ -1,11 +1,12 @@
 package netmodels
 
 import (
+	_ "embed"
 	"fmt"
-	"html"
 	"io"
 	"slices"
-	"strings"
+
+	"github.com/snapwire/snapwire/internal/report"
 )
 
 // JSONRow is a row as `snapwire models --json` prints it. The client-server models' rows come
@@ -36,59 +37,11 @@ func JSONRows(rows []Row) []JSONRow {
 	return out
 }
 
-// series is one line of a plot.
-type series struct {
-	name, color string
-	x, y        []float64
-}
-
 var modelColors = map[string]string{"lockstep": "#c0392b", "packet-server": "#e8873a", "quake3": "#3b6fb6", "doom3": "#27ae60"}
 
-// lineSVG draws series as lines with points on linear axes from 0.
-func lineSVG(title, xlabel, ylabel string, ss []series) string {
-	const W, H, left, right, top, bottom = 640, 340, 70, 150, 34, 50
-	maxX, maxY := 1.0, 1.0
-	for _, s := range ss {
-		for i := range s.x {
-			maxX, maxY = max(maxX, s.x[i]), max(maxY, s.y[i])
-		}
-	}
-	maxY *= 1.05
-	px := func(x float64) float64 { return left + (W-left-right)*x/maxX }
-	py := func(y float64) float64 { return H - bottom - (H-top-bottom)*y/maxY }
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">`+"\n", W, H)
-	fmt.Fprintf(&b, `<text x="%d" y="18" font-size="14">%s</text>`+"\n", left, html.EscapeString(title))
-	for i := 0; i <= 4; i++ {
-		y := maxY * float64(i) / 4
-		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" text-anchor="end">%.3g</text>`+"\n",
-			left, W-right, py(y), py(y), left-4, py(y)+4, y)
-	}
-	var xs []float64
-	for _, s := range ss {
-		for _, x := range s.x {
-			if !slices.Contains(xs, x) {
-				xs = append(xs, x)
-			}
-		}
-	}
-	for _, x := range xs {
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%g</text>`+"\n", px(x), H-bottom+14, x)
-	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">%s</text>`+"\n", (left+W-right)/2, H-bottom+34, html.EscapeString(xlabel))
-	fmt.Fprintf(&b, `<text transform="translate(14,%d) rotate(-90)" text-anchor="middle">%s</text>`+"\n", (top+H-bottom)/2, html.EscapeString(ylabel))
-	for k, s := range ss {
-		var pts []string
-		for i := range s.x {
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(s.x[i]), py(s.y[i])))
-			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>`+"\n", px(s.x[i]), py(s.y[i]), s.color)
-		}
-		fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>`+"\n", strings.Join(pts, " "), s.color)
-		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d">%s</text>`+"\n",
-			W-right+12, top+18*k, s.color, W-right+30, top+18*k+10, html.EscapeString(s.name))
-	}
-	b.WriteString("</svg>\n")
-	return b.String()
+// lineChart is one of the report's plots: lines with points on linear axes from 0.
+func lineChart(title, xlabel, ylabel string, ss []report.Series) report.Chart {
+	return report.Chart{Title: title, XLabel: xlabel, YLabel: ylabel, Width: 640, Height: 340, Points: true, Series: ss}
 }
 
 // pick returns the rows of model m without the slow peer that match keep, in order.
@@ -102,12 +55,12 @@ func pick(rows []Row, m string, keep func(Row) bool) []Row {
 	return out
 }
 
-// Plots returns the report's plots, each an SVG document: bytes down per player against
+// Plots returns the report's plots: bytes down per player against
 // players (at the middle round trip), aim error against round trip (at the largest player
 // count with client-server rows), hit share with and without lag compensation against round
 // trip, and the lockstep models' stall frames against round trip, with one slow peer and
 // without.
-func Plots(r *Result) []string {
+func Plots(r *Result) []report.Chart {
 	rows := r.Rows
 	var rtts, players []int
 	for _, x := range rows {
@@ -124,65 +77,72 @@ func Plots(r *Result) []string {
 	slices.Sort(rtts)
 	slices.Sort(players)
 	midRTT, maxP := rtts[len(rtts)/2], players[len(players)-1]
-	var out []string
+	var out []report.Chart
 
-	var bytes []series
+	var bytes []report.Series
 	for _, m := range []string{"lockstep", "packet-server", "quake3", "doom3"} {
-		s := series{name: m, color: modelColors[m]}
+		s := report.Series{Name: m, Color: modelColors[m]}
 		for _, x := range pick(rows, m, func(x Row) bool { return x.RTTMS == midRTT }) {
-			s.x, s.y = append(s.x, float64(x.Players)), append(s.y, x.BytesDownPerS)
+			s.X, s.Y = append(s.X, float64(x.Players)), append(s.Y, x.BytesDownPerS)
 		}
 		bytes = append(bytes, s)
 	}
-	out = append(out, lineSVG(fmt.Sprintf("Bytes down per player per second, %d ms round trip", midRTT), "players", "bytes/s", bytes))
+	out = append(out, lineChart(fmt.Sprintf("Bytes down per player per second, %d ms round trip", midRTT), "players", "bytes/s", bytes))
 
-	var aim, hits []series
+	var aim, hits []report.Series
 	for _, m := range []string{"quake3", "doom3"} {
 		at := pick(rows, m, func(x Row) bool { return x.Players == maxP })
-		s, p := series{name: m + " mean", color: modelColors[m]}, series{name: m + " p99", color: modelColors[m] + "88"}
-		h, hl := series{name: m, color: modelColors[m]}, series{name: m + " lag comp.", color: modelColors[m] + "88"}
+		s, p := report.Series{Name: m + " mean", Color: modelColors[m]}, report.Series{Name: m + " p99", Color: modelColors[m], Dashed: true}
+		h, hl := report.Series{Name: m, Color: modelColors[m]}, report.Series{Name: m + " lag comp.", Color: modelColors[m], Dashed: true}
 		for _, x := range at {
 			rtt := float64(x.RTTMS)
-			s.x, s.y = append(s.x, rtt), append(s.y, x.AimErrorMean)
-			p.x, p.y = append(p.x, rtt), append(p.y, x.AimErrorP99)
-			h.x, h.y = append(h.x, rtt), append(h.y, 100*x.HitShare)
-			hl.x, hl.y = append(hl.x, rtt), append(hl.y, 100*x.HitShareLagComp)
+			s.X, s.Y = append(s.X, rtt), append(s.Y, x.AimErrorMean)
+			p.X, p.Y = append(p.X, rtt), append(p.Y, x.AimErrorP99)
+			h.X, h.Y = append(h.X, rtt), append(h.Y, 100*x.HitShare)
+			hl.X, hl.Y = append(hl.X, rtt), append(hl.Y, 100*x.HitShareLagComp)
 		}
 		aim, hits = append(aim, s, p), append(hits, h, hl)
 	}
-	out = append(out, lineSVG(fmt.Sprintf("Aim error (how far a player must lead), %d players", maxP), "round trip (ms)", "world units", aim))
-	out = append(out, lineSVG(fmt.Sprintf("Shots aimed at a shown opponent that hit, %d players", maxP), "round trip (ms)", "% of shots", hits))
+	out = append(out, lineChart(fmt.Sprintf("Aim error (how far a player must lead), %d players", maxP), "round trip (ms)", "world units", aim))
+	out = append(out, lineChart(fmt.Sprintf("Shots aimed at a shown opponent that hit, %d players", maxP), "round trip (ms)", "% of shots", hits))
 
-	var stalls []series
+	var stalls []report.Series
 	for _, m := range []string{"lockstep", "packet-server"} {
 		for _, slow := range []bool{false, true} {
-			s := series{name: m, color: modelColors[m]}
+			s := report.Series{Name: m, Color: modelColors[m]}
 			if slow {
-				s.name, s.color = m+", slow peer", modelColors[m]+"88"
+				s.Name, s.Dashed = m+", slow peer", true
 			}
 			for _, x := range rows {
 				if x.Model == m && x.Slow == slow && x.Players == maxP {
-					s.x, s.y = append(s.x, float64(x.RTTMS)), append(s.y, x.StallFrames)
+					s.X, s.Y = append(s.X, float64(x.RTTMS)), append(s.Y, x.StallFrames)
 				}
 			}
 			stalls = append(stalls, s)
 		}
 	}
-	out = append(out, lineSVG(fmt.Sprintf("Frames the first player waited, %d players", maxP), "round trip (ms)", "stall frames", stalls))
+	out = append(out, lineChart(fmt.Sprintf("Frames the first player waited, %d players", maxP), "round trip (ms)", "stall frames", stalls))
 	return out
 }
 
-// WriteHTML writes the report: the plots, then the Markdown section's text.
+// models.html.tmpl is the HTML report's body: the plots, then the section's tables.
+//
+//go:embed models.html.tmpl
+var htmlBody string
+
+// htmlPage is what models.html.tmpl shows; the prose comes from markdown.md.tmpl.
+type htmlPage struct {
+	*Result
+	Title, Heading, Intro, ClaimsIntro, Section8Intro, CoarseIntro string
+	Plots                                                          []report.Chart
+}
+
+// WriteHTML writes the report: the plots, then the section's tables and claims as HTML.
 func WriteHTML(w io.Writer, r *Result) error {
-	var b strings.Builder
-	b.WriteString("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>snapwire models</title></head><body style=\"font-family:sans-serif;max-width:1300px\">\n")
-	b.WriteString("<h1>Four network models side by side: DOOM's lockstep and packet server, Quake 3's and DOOM III's client-server</h1>\n<div>\n")
-	for _, p := range Plots(r) {
-		b.WriteString(p)
+	p := htmlPage{Result: r, Title: "snapwire models", Heading: "Four network models side by side: DOOM's lockstep and packet server, Quake 3's and DOOM III's client-server",
+		Intro: prose("intro", nil), ClaimsIntro: prose("claims", nil), CoarseIntro: prose("coarse", nil), Plots: Plots(r)}
+	if r.Section8 != nil {
+		p.Section8Intro = prose("section8", r.Section8)
 	}
-	b.WriteString("</div>\n<pre style=\"white-space:pre-wrap\">")
-	b.WriteString(html.EscapeString(Markdown(r)))
-	b.WriteString("</pre>\n</body></html>\n")
-	_, err := io.WriteString(w, b.String())
-	return err
+	return report.WritePage(w, htmlBody, p)
 }
