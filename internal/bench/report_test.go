@@ -65,7 +65,7 @@ func syntheticResult() *Result {
 
 // TestReportGolden: BENCHMARKS.md of syntheticResult is testdata/report.md, which the report
 // code before its templates wrote (go test -run TestReportGolden -update-report rewrites it;
-// a mismatch leaves the output in testdata/report.md.got).
+// a mismatch leaves the output beside it, with the suffix .got).
 func TestReportGolden(t *testing.T) {
 	r := syntheticResult()
 	var b bytes.Buffer
