@@ -10,25 +10,32 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"math/rand/v2"
 	"net/netip"
 	"time"
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/snapshot"
+	"github.com/snapwire/snapwire/internal/usercmd"
 	"github.com/snapwire/snapwire/token"
 )
 
-// Sender (one UDP datagram out; pkt is valid only during the call) and
-// SendFunc, which adapts a function to it, are package session's, shared
-// with the server.
-type (
-	Sender   = session.Sender
-	SendFunc = session.SendFunc
-)
+// Sender sends one UDP datagram to an address; pkt is valid only during
+// the call. The client sends every packet through one: a UDP socket in its
+// Runner, a simulated network (package netsim) in tests. The server's
+// Sender has the same method, so one value can serve both.
+type Sender interface {
+	Send(to netip.AddrPort, pkt []byte)
+}
+
+// SendFunc adapts a function to Sender.
+type SendFunc func(to netip.AddrPort, pkt []byte)
+
+// Send implements Sender.
+func (f SendFunc) Send(to netip.AddrPort, pkt []byte) { f(to, pkt) }
 
 // InputSource produces the local player's command for frame f (a human's
 // input or a bot). It is called once per client frame, before the frame is
@@ -84,16 +91,10 @@ type Config struct {
 	// ConnectRetry is the resend interval of getchallenge/connect [500ms];
 	// ConnectTimeout gives up [10s].
 	ConnectRetry, ConnectTimeout time.Duration
-	// Channel configures the message channel.
-	Channel netchan.Config
 	// Token is the connect token a secure server requires (package token):
 	// its private part rides in connect, and its session keys encrypt the
 	// channel. Without it the client uses the insecure handshake.
 	Token *token.Token
-	// Seed is kept for reproducible set-ups; the connect nonce comes from
-	// crypto/rand, so an off-path attacker cannot guess it and forge an
-	// answer.
-	Seed uint64
 	// SmoothDecay is the fraction of the render correction offset kept
 	// per frame [0.85: half gone in about 4 frames].
 	SmoothDecay float32
@@ -112,20 +113,10 @@ type Config struct {
 	// OnEvent, if set, sees every event the client receives, before it is
 	// passed to its entity.
 	OnEvent func(ev *game.Event, reliable bool)
-	// OnSnapshot, if set, is called after a snapshot has been written into
-	// the world and before re-prediction: the world holds the server's
-	// states of frame s.Header.Frame for the entities in s.PVS. s is valid
-	// only during the call.
-	OnSnapshot func(s *snapshot.Snapshot)
-	// OnApply, if set, is called after each "apply S" with the client's
-	// base.
-	OnApply func(seq snapshot.Seq, base *snapshot.CommonBase)
-	// OnSnapshotData, if set, is called with each snapshot's bit stream
-	// as received (the snapshot layout of docs/PROTOCOL.md, after the game
-	// id, padded to a byte) and the base it is about to be decoded
-	// against, before decoding: for tools that measure or dump what
-	// snapshots spend. Both are valid only during the call.
-	OnSnapshotData func(data []byte, base *snapshot.CommonBase)
+
+	// hooks are the internal settings and callbacks of package
+	// internal/clienthook (tests, harnesses, tools).
+	hooks clienthook.Hooks
 }
 
 func (c *Config) defaults() {
@@ -228,7 +219,7 @@ func (e *Quake3Error) Error() string {
 }
 
 // RefusedError is the server's refusal or disconnect reason.
-type RefusedError struct{ Reason session.Reason }
+type RefusedError struct{ Reason Reason }
 
 func (e *RefusedError) Error() string { return "client: server: " + e.Reason.String() }
 
@@ -302,7 +293,6 @@ type Client struct {
 	reg   *game.Registry
 	input InputSource
 	send  Sender
-	rng   *rand.Rand
 
 	state   State
 	err     error
@@ -374,7 +364,7 @@ type Client struct {
 	sentN        int
 	knownArrived game.Frame
 	lastSentLast game.Frame
-	msg          game.UserCmdMessage
+	msg          usercmd.Message
 
 	// Smoothing and statistics.
 	offsets *smoothing
@@ -451,7 +441,12 @@ type Stats struct {
 	// reached it) and the snapshot's; Self for the local player, Others
 	// for every other entity with a position.
 	Self, Others PredictionError
-	Channel      netchan.Stats
+	// RTT is the channel's smoothed round-trip time (RFC 6298 smoothing;
+	// it includes the time the server waits before its next packet), zero
+	// until an acknowledgement; BytesIn and BytesOut count the UDP payload
+	// bytes received and sent (without the 28 of UDP/IP).
+	RTT               time.Duration
+	BytesIn, BytesOut uint64
 }
 
 // PredictionError accumulates prediction errors.
@@ -491,7 +486,6 @@ func New(cfg Config, g game.Game, input InputSource, send Sender) (*Client, erro
 	}
 	c := &Client{
 		cfg: cfg, g: g, reg: g.Registry(), input: input, send: send,
-		rng:     rand.New(rand.NewPCG(cfg.Seed, 0xc11e47)),
 		codec:   snapshot.NewStateCodec(),
 		buf:     make([]byte, 4096),
 		dormant: new([game.MaxEntities]dormant),
@@ -532,9 +526,6 @@ func (c *Client) FrameFraction() float32 {
 	return min(max(f, 0), 1)
 }
 
-// PVS is a copy of the PVS of the last snapshot: the entities to render.
-func (c *Client) PVS() snapshot.PVS { return c.pvs }
-
 // Visible yields the entities of the last snapshot's PVS in ascending
 // order (the PVS without copying it).
 func (c *Client) Visible() iter.Seq[game.EntityNum] { return c.pvs.All() }
@@ -542,11 +533,8 @@ func (c *Client) Visible() iter.Seq[game.EntityNum] { return c.pvs.All() }
 // InPVS reports whether entity n is in the last snapshot's PVS.
 func (c *Client) InPVS(n game.EntityNum) bool { return c.pvs.Has(n) }
 
-// CopyBase copies the client's common base into dst (false, dst
-// untouched, before the game is loaded). The base itself stays the
-// client's: a caller that changed it would break the common base both ends
-// keep in step (DOOM III §4.2).
-func (c *Client) CopyBase(dst *snapshot.CommonBase) bool {
+// copyBase is clienthook.CopyBase.
+func (c *Client) copyBase(dst *snapshot.CommonBase) bool {
 	if c.dec == nil {
 		return false
 	}
@@ -583,9 +571,17 @@ func (c *Client) Stats() Stats {
 	st.State, st.Frame, st.ServerFrame = c.state, c.cf, c.snapFrame
 	st.ClockShift = c.shift
 	if c.ch != nil {
-		st.Channel = c.ch.Stats()
+		ch := c.ch.Stats()
+		st.RTT, st.BytesIn, st.BytesOut = ch.RTT, ch.BytesIn, ch.BytesOut
 	}
 	return st
+}
+
+func (c *Client) channelStats() netchan.Stats {
+	if c.ch == nil {
+		return netchan.Stats{}
+	}
+	return c.ch.Stats()
 }
 
 // modeUnset marks a type without an override in Client.modes.

@@ -9,6 +9,7 @@ import (
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/netsim"
@@ -152,7 +153,8 @@ func TestEntityCostBits(t *testing.T) {
 	}
 	var ph *phaseStats
 	var prevIn bool
-	ccfg := client.Config{OnSnapshotData: func(data []byte, base *snapshot.CommonBase) {
+	var ccfg client.Config
+	clienthook.Set(&ccfg, clienthook.Hooks{OnSnapshotData: func(data []byte, base *snapshot.CommonBase) {
 		pvs, recs, err := parseRecords(reg, data, base)
 		if err != nil {
 			t.Errorf("parse: %v", err)
@@ -196,7 +198,7 @@ func TestEntityCostBits(t *testing.T) {
 		if in && !written {
 			ph.idleInPVS++
 		}
-	}}
+	}})
 	s.addClient(0, botStill, ccfg)
 	s.run(3 * time.Second)
 	de, _ := s.sg.Entity(door)

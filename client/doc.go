@@ -15,7 +15,7 @@
 // Each client frame samples a command from the InputSource. Command
 // messages (CmdRate, 60 Hz by default) carry the game id and the last
 // snapshot received (the acknowledgement for the common base, §4.2), then a
-// game.UserCmdMessage: the commands from the oldest not known to have
+// usercmd.Message: the commands from the oldest not known to have
 // arrived (a command is known to have arrived when the server acknowledged
 // a channel message that carried it) to the newest, limited to the last
 // PacketDup+1 packets' worth (Quake 3's cl_packetdup), each
@@ -60,12 +60,14 @@
 // Positions come from the optional Positioner interface. PredictedPosition returns what the client
 // showed for an entity at a frame (last PredictionWindow frames), and Stats
 // the prediction error at each snapshot frame (self and others), the lead,
-// duplicated commands, snapshots received and lost, channel figures, and
-// the live invariant checks: BaseMismatches (the server's base hash in each
-// "apply S", Config.VerifyBase) and decode/apply errors, all of which must
-// stay 0. Entity states are compared with the server's by the tests
-// (OnSnapshot hook), not on the wire; OnSnapshotData shows each snapshot's
-// bit stream before decoding, for tools that measure what it spends.
+// duplicated commands, snapshots received and lost, the round-trip time and
+// bytes, and the live invariant checks: BaseMismatches (the server's base
+// hash in each "apply S", Config.VerifyBase) and decode/apply errors, all of
+// which must stay 0. Entity states are compared with the server's by the
+// tests, not on the wire: package internal/clienthook gives them the
+// decoded snapshots, the common base and the channel's figures, and shows
+// each snapshot's bit stream before decoding to tools that measure what it
+// spends.
 //
 // # Allocation
 //

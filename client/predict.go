@@ -15,6 +15,7 @@ import (
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/snapshot"
+	"github.com/snapwire/snapwire/internal/usercmd"
 )
 
 // maxBurst bounds the frames one Advance runs; beyond it the clock jumps
@@ -373,8 +374,8 @@ func (c *Client) onSnapshot(now time.Duration) {
 		}
 	}
 	c.others = append(c.others[:0], s.Cmds...)
-	if c.cfg.OnSnapshot != nil {
-		c.cfg.OnSnapshot(s)
+	if c.cfg.hooks.OnSnapshot != nil {
+		c.cfg.hooks.OnSnapshot(s)
 	}
 	c.measureError(h.Frame)
 	c.haveSnap = true
@@ -583,7 +584,7 @@ func (c *Client) sendCommands(now time.Duration) {
 	for k := 1; k <= c.cfg.PacketDup && k <= c.sentN; k++ {
 		lo = min(lo, c.sent[(c.sentN-k)%sentRing].firstNew)
 	}
-	lo = max(lo, c.knownArrived+1, hi-game.MaxUserCmds+1, c.firstCmd)
+	lo = max(lo, c.knownArrived+1, hi-usercmd.MaxCmds+1, c.firstCmd)
 	typ := session.TypeIdle
 	if c.clockSet && c.firstCmd != 0 && lo <= hi {
 		c.msg.Cmds = c.msg.Cmds[:0]

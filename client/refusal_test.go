@@ -193,7 +193,7 @@ func TestSealedRefusalBelievedAtOnce(t *testing.T) {
 		s.run(s.now + 5*time.Millisecond)
 	}
 	var ref *client.RefusedError
-	if !errors.As(sc.c.Err(), &ref) || ref.Reason != session.ReasonWrongPassword || s.now > 150*time.Millisecond {
+	if !errors.As(sc.c.Err(), &ref) || ref.Reason != client.ReasonWrongPassword || s.now > 150*time.Millisecond {
 		t.Fatalf("after %v: %v %v", s.now, sc.c.State(), sc.c.Err())
 	}
 	t.Logf("sealed refusal believed %v after the connect began (ConnectRetry 500 ms)", s.now)

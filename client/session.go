@@ -93,8 +93,8 @@ func (h *handler) Reliable(msg []byte) {
 				c.stats.BaseMismatches++
 			}
 		}
-		if c.cfg.OnApply != nil {
-			c.cfg.OnApply(m.Seq, c.dec.Base())
+		if c.cfg.hooks.OnApply != nil {
+			c.cfg.hooks.OnApply(m.Seq, c.dec.Base())
 		}
 	case session.RelEvents:
 		id, n, body, err := session.ParseEventsHeader(msg)
@@ -117,7 +117,7 @@ func (h *handler) Reliable(msg []byte) {
 		if err != nil {
 			m.Reason = session.ReasonProtocolError
 		}
-		c.fail(&RefusedError{Reason: m.Reason})
+		c.fail(&RefusedError{Reason: Reason(m.Reason)})
 	}
 }
 
@@ -159,8 +159,8 @@ func (h *handler) Unreliable(typ netchan.MessageType, msg []byte) {
 			c.stats.WrongGame++
 			return
 		}
-		if c.cfg.OnSnapshotData != nil {
-			c.cfg.OnSnapshotData(body, c.dec.Base())
+		if c.cfg.hooks.OnSnapshotData != nil {
+			c.cfg.hooks.OnSnapshotData(body, c.dec.Base())
 		}
 		c.stats.SnapshotBytes += uint64(len(body))
 		c.r.Reset(body, len(body)*8)

@@ -57,7 +57,7 @@ func newSteady(t testing.TB, n int) *steady {
 	for i := range n {
 		sc := &simClient{mode: botWander}
 		from := clientAddr(i)
-		c, err := client.New(client.Config{Seed: uint64(i)}, testgame.New(), botInput(sc, i),
+		c, err := client.New(client.Config{}, testgame.New(), botInput(sc, i),
 			client.SendFunc(func(to netip.AddrPort, pkt []byte) { st.p.push(st.now, from, to, pkt) }))
 		if err != nil {
 			t.Fatal(err)

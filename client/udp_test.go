@@ -28,8 +28,8 @@ func TestUDPRunners(t *testing.T) {
 	cctx, ccancel := context.WithCancel(ctx)
 	var runners []*client.Runner
 	errs := make(chan error, 2)
-	for i := range 2 {
-		r, err := client.Dial(srv.Addr().String(), client.Config{Seed: uint64(i)}, testgame.New(),
+	for range 2 {
+		r, err := client.Dial(srv.Addr().String(), client.Config{}, testgame.New(),
 			client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{Forward: 40} }))
 		if err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/testgame"
+	"github.com/snapwire/snapwire/internal/usercmd"
 )
 
 // steadySettings: 30 movers (bouncing: unreliable events), 10 doors
@@ -32,7 +33,7 @@ type fakeClient struct {
 	snap int
 	buf  []byte
 	w    bitmsg.Writer
-	msg  game.UserCmdMessage
+	msg  usercmd.Message
 	emit func([]byte)
 	h    fakeHandler
 }

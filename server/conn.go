@@ -12,6 +12,7 @@ import (
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/snapshot"
+	"github.com/snapwire/snapwire/internal/usercmd"
 	"github.com/snapwire/snapwire/token"
 )
 
@@ -120,7 +121,7 @@ type client struct {
 	snapW    bitmsg.Writer
 	snapBuf  []byte
 	buildErr error
-	msg      game.UserCmdMessage
+	msg      usercmd.Message
 	r        bitmsg.Reader
 	h        chanHandler // reused for every packet: no allocation per Receive
 	stats    ClientStats

@@ -17,6 +17,7 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/token"
@@ -124,7 +125,7 @@ func summarize(o botOptions, st client.Stats, num game.ClientNum, elapsed time.D
 		PredErrorSelfMean: st.Self.Mean(), PredErrorSelfMax: st.Self.Max,
 		PredErrorOthersMean: st.Others.Mean(), PredErrorOthersMax: st.Others.Max,
 		LeadMS: ms(st.Lead), DuplicatedCmds: st.Duplicated,
-		KbpsDown: kbps(st.Channel.BytesIn), KbpsUp: kbps(st.Channel.BytesOut), RTTMS: ms(st.Channel.RTT),
+		KbpsDown: kbps(st.BytesIn), KbpsUp: kbps(st.BytesOut), RTTMS: ms(st.RTT),
 		BaseChecks: st.BaseChecks, BaseMismatches: st.BaseMismatches,
 		DecodeErrors: st.DecodeErrors, ApplyErrors: st.ApplyErrors,
 	}
@@ -196,11 +197,12 @@ func playBot(ctx context.Context, o botOptions, stdout io.Writer) error {
 	})
 	// moved notes the other players seen moving, on the Runner's goroutine.
 	moved := newMoveWatch()
-	ccfg := client.Config{Name: o.name, Password: o.password, Seed: o.seed, OnSnapshot: func(sn *snapshot.Snapshot) {
+	ccfg := client.Config{Name: o.name, Password: o.password}
+	clienthook.Set(&ccfg, clienthook.Hooks{OnSnapshot: func(sn *snapshot.Snapshot) {
 		if cl != nil {
 			moved.snapshot(w, game.EntityNum(cl.ClientNum()), sn)
 		}
-	}}
+	}})
 	switch {
 	case o.token != "":
 		tok, err := token.Parse(o.token)
@@ -263,9 +265,9 @@ loop:
 			if sample() {
 				fmt.Fprintf(stdout, "[%5.1fs] %s  client %d  frame %d  snapshots %d (lost %d)  pred error self %.3f others %.3f  lead %v  rtt %v  down %.1f up %.1f kbit/s\n",
 					time.Since(start).Seconds(), st.State, num, st.Frame, st.SnapshotsReceived, st.SnapshotsLost,
-					st.Self.Mean(), st.Others.Mean(), st.Lead.Round(time.Millisecond), st.Channel.RTT.Round(time.Millisecond),
-					float64(st.Channel.BytesIn)*8/1000/time.Since(start).Seconds(),
-					float64(st.Channel.BytesOut)*8/1000/time.Since(start).Seconds())
+					st.Self.Mean(), st.Others.Mean(), st.Lead.Round(time.Millisecond), st.RTT.Round(time.Millisecond),
+					float64(st.BytesIn)*8/1000/time.Since(start).Seconds(),
+					float64(st.BytesOut)*8/1000/time.Since(start).Seconds())
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/netsim"
@@ -347,17 +348,14 @@ func (h *harness) addClient(i int, name string, mode refgame.BotMode, input clie
 	}
 	b := &bot{idx: i, w: refgame.NewGame(), ep: ep, input: input}
 	b.ai = refgame.NewBot(h.opt.Seed*1000+uint64(i), 0, mode)
-	cfg := client.Config{
-		Name: name,
-		Seed: h.opt.Seed*1000 + uint64(i),
+	cfg := client.Config{Name: name, CoarseStep: h.opt.CoarseStep, CoarseAfter: h.opt.CoarseAfter}
+	clienthook.Set(&cfg, clienthook.Hooks{
 		OnSnapshot: func(s *snapshot.Snapshot) {
 			h.onSnapshot(b, s)
 			if b.tw != nil {
 				b.tw.begin(s.PVS.Len(), b.c.Stats().Repredicted) // re-prediction follows, within HandlePacket
 			}
 		},
-		CoarseStep:  h.opt.CoarseStep,
-		CoarseAfter: h.opt.CoarseAfter,
 		OnApply: func(seq snapshot.Seq, base *snapshot.CommonBase) {
 			k := appliedKey{b.c.ClientNum(), b.c.GameID(), seq}
 			if hash, ok := h.applied[k]; ok {
@@ -368,7 +366,7 @@ func (h *harness) addClient(i int, name string, mode refgame.BotMode, input clie
 				}
 			}
 		},
-	}
+	})
 	botInput := client.InputFunc(func(f game.Frame) game.UserCmd {
 		if b.c.State() != client.Connected {
 			return game.UserCmd{Frame: f}
@@ -492,7 +490,7 @@ func (h *harness) onSnapshot(b *bot, s *snapshot.Snapshot) {
 		}
 	}
 	if !h.live {
-		h.meas.measure(b.w, b.c.ClientNum(), b.c.CopyBase, s)
+		h.meas.measure(b.w, b.c.ClientNum(), func(dst *snapshot.CommonBase) bool { return clienthook.CopyBase(b.c, dst) }, s)
 	}
 	if h.sparse != nil {
 		h.sparse.snapshot(b, s)
@@ -546,8 +544,8 @@ func (h *harness) second(t int) Second {
 
 // counters reads client b's cumulative counters from both ends.
 func (b *bot) counters(byNum map[game.ClientNum]server.ClientStats) sample {
-	st := b.c.Stats()
-	s := sample{up: st.Channel.BytesOut, lostSnaps: st.SnapshotsLost, resends: st.Channel.ReliableResends}
+	st, ch := b.c.Stats(), clienthook.ChannelStats(b.c)
+	s := sample{up: ch.BytesOut, lostSnaps: st.SnapshotsLost, resends: ch.ReliableResends}
 	if b.c.State() == client.Connected {
 		if cs, ok := byNum[b.c.ClientNum()]; ok {
 			s.down, s.downPkts = cs.Channel.BytesOut, cs.Channel.PacketsOut

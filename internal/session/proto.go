@@ -81,7 +81,7 @@ const (
 	TypeSnapshot netchan.MessageType = 1 // game id, then a snapshot
 	TypeLoadGame netchan.MessageType = 2 // game id and settings: "load this game"
 	// Client → server.
-	TypeCommands netchan.MessageType = 1 // header, then a game.UserCmdMessage
+	TypeCommands netchan.MessageType = 1 // header, then a usercmd.Message
 	TypeIdle     netchan.MessageType = 2 // header only (no command yet)
 )
 

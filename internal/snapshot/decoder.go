@@ -5,6 +5,7 @@ import (
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/usercmd"
 )
 
 // EntityState is one entity of a decoded snapshot's PVS.
@@ -216,7 +217,7 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 			return fmt.Errorf("%w: command for PVS index %d of %d", ErrCorrupt, j, len(s.members))
 		}
 		c := game.PlayerCmd{Entity: s.members[j], Cmd: game.UserCmd{Frame: s.Header.Frame}}
-		if err := game.ReadUserCmdDelta(r, &last, &c.Cmd); err != nil {
+		if err := usercmd.ReadDelta(r, &last, &c.Cmd); err != nil {
 			return fmt.Errorf("%w: command of entity %d: %w", ErrCorrupt, c.Entity, err)
 		}
 		s.Cmds = append(s.Cmds, c)

@@ -78,7 +78,7 @@
 //	  changed         1  then, if 1, the state's delta as for entities
 //	other players' latest commands, for each in the PVS, ascending:
 //	  next         1..26 PVS members passed over since the previous command's entity
-//	  command     6..78  game.WriteUserCmdDelta against the previous command
+//	  command     6..78  usercmd.WriteDelta against the previous command
 //	                     in this list (the first against the zero command)
 //	  end             2  "11"
 //	unreliable events, at most MaxEvents:

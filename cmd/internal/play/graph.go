@@ -51,7 +51,7 @@ type counters struct {
 }
 
 func countersOf(now time.Duration, st *client.Stats) counters {
-	return counters{at: now, in: st.Channel.BytesIn, out: st.Channel.BytesOut,
+	return counters{at: now, in: st.BytesIn, out: st.BytesOut,
 		snaps: st.SnapshotsReceived, lost: st.SnapshotsLost, bytes: st.SnapshotBytes,
 		applies: st.Applies, repredicted: st.Repredicted, corrections: st.Corrections,
 		dup: st.Duplicated, correctionSum: st.CorrectionSum, frame: int64(st.Frame)}
@@ -103,7 +103,7 @@ func (g *Graph) Add(now time.Duration, st *client.Stats) {
 		old = h
 	}
 	f := &g.fig
-	f.PingMS = float64(st.Channel.RTT) / float64(time.Millisecond)
+	f.PingMS = float64(st.RTT) / float64(time.Millisecond)
 	f.LeadMS = float64(st.Lead) / float64(time.Millisecond)
 	f.Duplicated = st.Duplicated
 	dt := (cur.at - old.at).Seconds()

@@ -226,9 +226,9 @@ func TestGraph(t *testing.T) {
 			st.Corrections += 2
 			st.CorrectionSum += 6
 		}
-		st.Channel.BytesIn += 50
-		st.Channel.BytesOut += 25
-		st.Channel.RTT = 80 * time.Millisecond
+		st.BytesIn += 50
+		st.BytesOut += 25
+		st.RTT = 80 * time.Millisecond
 		st.Lead = 12 * time.Millisecond
 		g.Add(now, &st)
 	}

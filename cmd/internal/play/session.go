@@ -383,7 +383,7 @@ func (s *Session) Summary() Summary {
 		BaseChecks: st.BaseChecks, BaseMismatches: st.BaseMismatches, DecodeErrors: st.DecodeErrors, ApplyErrors: st.ApplyErrors,
 		Repredicted: st.Repredicted, Corrections: st.Corrections,
 		PredSelfMean: st.Self.Mean(), PredOthersMean: st.Others.Mean(),
-		PingMS: float64(st.Channel.RTT) / float64(time.Millisecond), KbpsDown: kbps(st.Channel.BytesIn), KbpsUp: kbps(st.Channel.BytesOut),
+		PingMS: float64(st.RTT) / float64(time.Millisecond), KbpsDown: kbps(st.BytesIn), KbpsUp: kbps(st.BytesOut),
 		DuplicatedCmds: st.Duplicated, Interpolate: s.knobs.Interpolate, OthersMoved: s.othersMoved,
 		FrameMSP50: float64(s.FramePercentile(0.5)) / float64(time.Millisecond),
 		FrameMSP99: float64(s.FramePercentile(0.99)) / float64(time.Millisecond)}

@@ -17,6 +17,7 @@ import (
 	"github.com/snapwire/snapwire/cmd/internal/rtc"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/acceptance"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/server"
@@ -152,14 +153,15 @@ func newPlayer(t *testing.T, ctx context.Context, url string, seed uint64, rec *
 		moved: map[game.EntityNum][2]float32{}, othersMoved: map[game.EntityNum]bool{}}
 	bot := refgame.NewBot(seed, 0, refgame.BotDeathmatch)
 	codec := snapshot.NewStateCodec()
-	cfg := client.Config{Name: "rtc", Seed: seed,
+	cfg := client.Config{Name: "rtc"}
+	clienthook.Set(&cfg, clienthook.Hooks{
 		OnSnapshot: func(sn *snapshot.Snapshot) {
 			c, b, u := rec.check(sn, p.w, codec)
 			p.checks, p.bad = p.checks+c, p.bad+b
 			if u {
 				p.unchecked++
 			}
-		}}
+		}})
 	p.cl, err = client.New(cfg, p.w, client.InputFunc(func(f game.Frame) game.UserCmd {
 		if p.cl.State() != client.Connected {
 			return game.UserCmd{Frame: f}
@@ -255,7 +257,8 @@ func TestDataChannelMatch(t *testing.T) {
 	var udpCl *client.Client
 	udpBot := refgame.NewBot(99, 0, refgame.BotDeathmatch)
 	udpFirst, udpMoved := map[game.EntityNum][2]float32{}, map[game.EntityNum]bool{}
-	udpCfg := client.Config{Name: "udp", Seed: 2, OnSnapshot: func(sn *snapshot.Snapshot) {
+	udpCfg := client.Config{Name: "udp"}
+	clienthook.Set(&udpCfg, clienthook.Hooks{OnSnapshot: func(sn *snapshot.Snapshot) {
 		if udpCl == nil {
 			return
 		}
@@ -271,7 +274,7 @@ func TestDataChannelMatch(t *testing.T) {
 				udpMoved[n] = true
 			}
 		}
-	}}
+	}})
 	udp, err := client.Dial(m.run.Addr().String(), udpCfg, udpWorld,
 		client.InputFunc(func(f game.Frame) game.UserCmd {
 			if udpCl == nil || udpCl.State() != client.Connected {
@@ -295,7 +298,7 @@ func TestDataChannelMatch(t *testing.T) {
 
 	st := p.cl.Stats()
 	t.Logf("webrtc client: %d snapshots (%d lost), base checks %d (%d bad), state checks %d (%d bad, %d unchecked snapshots), rtt %v",
-		st.SnapshotsReceived, st.SnapshotsLost, st.BaseChecks, st.BaseMismatches, p.checks, p.bad, p.unchecked, st.Channel.RTT)
+		st.SnapshotsReceived, st.SnapshotsLost, st.BaseChecks, st.BaseMismatches, p.checks, p.bad, p.unchecked, st.RTT)
 	if p.checks < 1000 || p.bad != 0 {
 		t.Errorf("state checks: %d, %d mismatches", p.checks, p.bad)
 	}
