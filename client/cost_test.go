@@ -53,7 +53,7 @@ func parseRecords(reg *game.Registry, data []byte, base *snapshot.CommonBase) (s
 	}
 	var recs []entityRecord
 	next := 0
-	dr := bitmsg.NewDeltaReader()
+	dr := new(bitmsg.DeltaReader)
 	for {
 		// Next code: "0" = skip 0; "1" and ExpGolomb(v): v = 0 ends the list,
 		// else skip v. ExpGolomb: n zeros, a one, n bits: v = 1<<n + bits - 1.

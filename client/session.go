@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/events"
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/snapshot"
@@ -105,7 +106,7 @@ func (h *handler) Reliable(msg []byte) {
 		for range n {
 			ev := &c.relEv
 			*ev = game.Event{}
-			if ev.Read(&c.r, c.evbuf[:]) != nil {
+			if events.Read(&c.r, ev, c.evbuf[:]) != nil {
 				return
 			}
 			ev.Reliable = true

@@ -1,7 +1,6 @@
 package game
 
 import (
-	"bytes"
 	"errors"
 	"testing"
 
@@ -115,63 +114,5 @@ func TestEntityTable(t *testing.T) {
 	}
 	if n, ok := tab.FreeNum(2); !ok || n != 3 {
 		t.Fatalf("FreeNum = %d", n)
-	}
-}
-
-func TestEventWriteRead(t *testing.T) {
-	pw := bitmsg.NewWriter(make([]byte, 8))
-	pw.WriteBits(0x5, 3)
-	pw.WriteBits(0xab, 8)
-	var sink EventBuffer
-	sink.Frame = 1234
-	sink.ServerSendEvent(7, 2, pw, true)
-	sink.SendUnreliableEvent(8, 3, nil)
-	big := bitmsg.NewWriter(make([]byte, MaxEventBytes+8))
-	for range MaxEventBits + 1 {
-		big.WriteBool(true)
-	}
-	sink.SendUnreliableEvent(9, 4, big)
-	if sink.Err() == nil {
-		t.Fatal("oversized payload accepted")
-	}
-	evs := sink.Events()
-	if len(evs) != 2 || !evs[0].Reliable || !evs[0].Save || evs[1].Reliable || evs[0].Frame != 1234 || evs[0].Bits != 11 {
-		t.Fatalf("events %+v", evs)
-	}
-	w := bitmsg.NewWriter(make([]byte, 64))
-	for i := range evs {
-		if err := evs[i].Write(w); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// entity 7 (12) | id 2 (8) | frame 1234 (32) | len 11 (12) | payload 0x55d (11)
-	if w.Len() != EventWireBits(11)+EventWireBits(0) || EventWireBits(0) != 64 {
-		t.Fatalf("wire bits %d", w.Len())
-	}
-	want := []byte{0x07, 0x20, 0x20, 0x4d, 0x00, 0x00, 0xb0, 0x00, 0x5d, 0x45}
-	if !bytes.Equal(w.Bytes()[:len(want)], want) {
-		t.Fatalf("bytes %x want %x", w.Bytes()[:len(want)], want)
-	}
-	r := bitmsg.NewReader(w.Bytes(), w.Len())
-	buf := make([]byte, MaxEventBytes)
-	for i := range evs {
-		var e Event
-		if err := e.Read(r, buf); err != nil {
-			t.Fatal(err)
-		}
-		if e.Entity != evs[i].Entity || e.ID != evs[i].ID || e.Frame != evs[i].Frame || e.Bits != evs[i].Bits || !bytes.Equal(e.Data, evs[i].Data) {
-			t.Fatalf("event %d: %+v want %+v", i, e, evs[i])
-		}
-	}
-	first := EventWireBits(11)
-	for n := 0; n < first; n++ {
-		var e Event
-		if err := e.Read(bitmsg.NewReader(w.Bytes(), n), buf); err == nil {
-			t.Fatalf("prefix %d parsed", n)
-		}
-	}
-	sink.Reset()
-	if len(sink.Events()) != 0 || sink.Err() != nil {
-		t.Fatal("Reset")
 	}
 }

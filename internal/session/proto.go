@@ -589,7 +589,7 @@ const EventsHeaderLen = 6
 
 // AppendEventsHeader starts a reliable events message:
 // kind 2 | game id u32 | count u8, followed by count events written with
-// game.Event.Write into one bit stream (LSB first), padded to a byte.
+// events.Write (internal/events) into one bit stream (LSB first), padded to a byte.
 func AppendEventsHeader(b []byte, id game.GameID, count int) []byte {
 	b = append(b, byte(RelEvents))
 	b = binary.LittleEndian.AppendUint32(b, uint32(id))

@@ -17,7 +17,7 @@ import (
 // the range error and writes nothing. cmds_test.go compares the two bit for bit.
 func writeCmdDelta(w *bitmsg.Writer, base, cmd *game.UserCmd, code uint32, ncode int) error {
 	if cmd.Forward == -128 || cmd.Right == -128 || cmd.Up == -128 {
-		w.WriteBits64(uint64(code), ncode)
+		bitops.WriteBits64(w, uint64(code), ncode)
 		return usercmd.WriteDelta(w, base, cmd)
 	}
 	// The field table of usercmd.WriteDelta: Buttons 16, Forward 8, Right 8, Up 8 bits (at
@@ -25,7 +25,7 @@ func writeCmdDelta(w *bitmsg.Writer, base, cmd *game.UserCmd, code uint32, ncode
 	// Pitch 16 (at most 34).
 	acc, n := uint64(code)&(1<<uint(ncode)-1), uint(ncode) // ncode <= 26
 	if n > 20 {
-		w.WriteBits64(acc, int(n))
+		bitops.WriteBits64(w, acc, int(n))
 		acc, n = 0, 0
 	}
 	acc, n = cmdField(acc, n, uint64(cmd.Buttons), uint64(base.Buttons), 16)
@@ -33,12 +33,12 @@ func writeCmdDelta(w *bitmsg.Writer, base, cmd *game.UserCmd, code uint32, ncode
 	acc, n = cmdField(acc, n, uint64(uint8(cmd.Right)), uint64(uint8(base.Right)), 8)
 	acc, n = cmdField(acc, n, uint64(uint8(cmd.Up)), uint64(uint8(base.Up)), 8)
 	if n > 30 {
-		w.WriteBits64(acc, int(n))
+		bitops.WriteBits64(w, acc, int(n))
 		acc, n = 0, 0
 	}
 	acc, n = cmdField(acc, n, uint64(cmd.Yaw), uint64(base.Yaw), 16)
 	acc, n = cmdField(acc, n, uint64(cmd.Pitch), uint64(base.Pitch), 16)
-	w.WriteBits64(acc, int(n))
+	bitops.WriteBits64(w, acc, int(n))
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/events"
 	"github.com/snapwire/snapwire/internal/usercmd"
 )
 
@@ -74,7 +75,7 @@ func NewDecoder(reg *game.Registry) (*Decoder, error) {
 		typeBits: reg.TypeBits(),
 		base:     NewCommonBase(reg.NumStates()),
 		scratch:  make([]game.Entity, int(reg.MaxID())+1),
-		dr:       bitmsg.NewDeltaReader(),
+		dr:       new(bitmsg.DeltaReader),
 	}
 	for id := range reg.NumStates() {
 		s, err := reg.NewState(game.StateID(id))
@@ -166,7 +167,7 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 		if err := d.dr.Err(); err != nil {
 			return fmt.Errorf("%w: entity %d (type %d): %w", ErrCorrupt, n, es.Type, err)
 		}
-		if !es.Spawn && !d.dr.Changed() {
+		if !es.Spawn && !bitops.ReaderChanged(d.dr) {
 			return fmt.Errorf("%w: entity %d written without a change", ErrCorrupt, n)
 		}
 		st, nb := d.dr.State()
@@ -196,7 +197,7 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 		if err := d.dr.Err(); err != nil {
 			return fmt.Errorf("%w: state %d: %w", ErrCorrupt, id, err)
 		}
-		if !d.dr.Changed() {
+		if !bitops.ReaderChanged(d.dr) {
 			return fmt.Errorf("%w: state %d written without a change", ErrCorrupt, id)
 		}
 		nst, nb := d.dr.State()
@@ -230,7 +231,7 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 			return fmt.Errorf("%w: more than %d events", ErrCorrupt, MaxEvents)
 		}
 		var ev game.Event
-		if err := ev.Read(r, d.evbuf[:]); err != nil {
+		if err := events.Read(r, &ev, d.evbuf[:]); err != nil {
 			return fmt.Errorf("%w: event %d: %w", ErrCorrupt, len(s.Events), err)
 		}
 		s.offs = append(s.offs, len(s.data))
@@ -332,7 +333,7 @@ type StateCodec struct {
 
 // NewStateCodec returns a StateCodec.
 func NewStateCodec() *StateCodec {
-	return &StateCodec{dr: bitmsg.NewDeltaReader(), dw: bitmsg.NewDeltaWriter()}
+	return &StateCodec{dr: new(bitmsg.DeltaReader), dw: new(bitmsg.DeltaWriter)}
 }
 
 // Load makes dst read the full state (nbits bits of state).
