@@ -294,18 +294,68 @@ func abs32(v float32) float32 {
 func (c *Client) onSnapshot(now time.Duration) {
 	s := &c.snap
 	h := s.Header
+	if !c.acceptSnapshot(h) {
+		return
+	}
+	for i := range s.Events {
+		c.stats.UnreliableEvents++
+		c.deliver(&s.Events[i], false)
+	}
+	c.recordShown(h.Frame)
+	c.loadSnapshot(s)
+	if c.cfg.hooks.OnSnapshot != nil {
+		c.cfg.hooks.OnSnapshot(s)
+	}
+	c.measureError(h.Frame)
+	c.haveSnap = true
+
+	if !c.clockSet {
+		// Start one round trip plus the target lead ahead of the snapshot
+		// (fig. 4); the lead reports correct the estimate.
+		rtt := c.ch.Stats().RTT
+		c.clock = time.Duration(h.Frame)*c.frameDur + rtt + c.target
+		c.cf = h.Frame
+		c.clockSet = true
+		c.lastSentLast = h.Frame
+		c.knownArrived = h.Frame
+		return
+	}
+	if c.cf-h.Frame >= cmdRing {
+		// Further ahead than the command ring reaches: re-predicting is
+		// capped by the commands kept, so start the clock again from this
+		// snapshot, as at the first one.
+		c.stats.ClockResets++
+		c.clockSet = false
+		c.clock = time.Duration(h.Frame)*c.frameDur + c.ch.Stats().RTT + c.target
+		c.cf = h.Frame
+		c.clockSet = true
+		return
+	}
+	c.steer(now, h.Frame, h.Lead)
+	if h.Frame >= c.cf {
+		c.cf = h.Frame // behind the server: nothing to re-predict
+		return
+	}
+	c.repredict(h.Frame)
+	c.smoothCorrections()
+}
+
+// acceptSnapshot checks a snapshot's header against the last one and
+// counts it; false (the client failed) for a snapshot a hostile server
+// sent to steer the client into unbounded work.
+func (c *Client) acceptSnapshot(h snapshot.Header) bool {
 	// A hostile server must not steer the client into unbounded work:
 	// snapshot frames never go back within a game, and never run further
 	// ahead of the client's clock than its timeout (a jump there and back
 	// once made the client re-predict 2^31 frames).
 	if c.haveSnap && h.Frame < c.snapFrame {
 		c.fail(fmt.Errorf("%w: snapshot frame went back from %d to %d", ErrProtocol, c.snapFrame, h.Frame))
-		return
+		return false
 	}
 	if c.clockSet && int64(h.Frame)-int64(c.cf) > int64(c.cfg.Timeout/c.frameDur) {
 		c.fail(fmt.Errorf("%w: snapshot frame %d is more than the %v timeout ahead of the client's frame %d",
 			ErrProtocol, h.Frame, c.cfg.Timeout, c.cf))
-		return
+		return false
 	}
 	if c.haveSnap && h.Seq > c.snapSeq+1 {
 		c.stats.SnapshotsLost += uint64(h.Seq - c.snapSeq - 1)
@@ -314,15 +364,14 @@ func (c *Client) onSnapshot(now time.Duration) {
 	c.stats.Duplicated += uint64(h.Duplicated)
 	c.stats.Lead = h.Lead
 	c.snapSeq, c.snapFrame = h.Seq, h.Frame
+	return true
+}
 
-	for i := range s.Events {
-		c.stats.UnreliableEvents++
-		c.deliver(&s.Events[i], false)
-	}
-
-	// Where the entities were shown before the correction.
+// recordShown keeps where the entities of the PVS were shown before a
+// snapshot of frame f corrects them (c.before), for smoothing.
+func (c *Client) recordShown(f game.Frame) {
 	c.before = c.before[:0]
-	if c.clockSet && h.Frame < c.cf {
+	if c.clockSet && f < c.cf {
 		for n := range c.pvs.All() {
 			if e, _ := c.g.Entity(n); e != nil {
 				if p, ok := position(e); ok {
@@ -331,8 +380,14 @@ func (c *Client) onSnapshot(now time.Duration) {
 			}
 		}
 	}
+}
 
-	// Overwrite the world with the snapshot (state of frame h.Frame).
+// loadSnapshot overwrites the world with the snapshot (the states of frame
+// s.Header.Frame): the entities of its PVS are loaded, spawned or brought
+// back from dormancy, the others leave the world, and the non-PVS states
+// and the other players' commands are taken.
+func (c *Client) loadSnapshot(s *snapshot.Snapshot) {
+	h := s.Header
 	c.pvs = s.PVS
 	for i := range s.Entities {
 		es := &s.Entities[i]
@@ -374,40 +429,11 @@ func (c *Client) onSnapshot(now time.Duration) {
 		}
 	}
 	c.others = append(c.others[:0], s.Cmds...)
-	if c.cfg.hooks.OnSnapshot != nil {
-		c.cfg.hooks.OnSnapshot(s)
-	}
-	c.measureError(h.Frame)
-	c.haveSnap = true
+}
 
-	if !c.clockSet {
-		// Start one round trip plus the target lead ahead of the snapshot
-		// (fig. 4); the lead reports correct the estimate.
-		rtt := c.ch.Stats().RTT
-		c.clock = time.Duration(h.Frame)*c.frameDur + rtt + c.target
-		c.cf = h.Frame
-		c.clockSet = true
-		c.lastSentLast = h.Frame
-		c.knownArrived = h.Frame
-		return
-	}
-	if c.cf-h.Frame >= cmdRing {
-		// Further ahead than the command ring reaches: re-predicting is
-		// capped by the commands kept, so start the clock again from this
-		// snapshot, as at the first one.
-		c.stats.ClockResets++
-		c.clockSet = false
-		c.clock = time.Duration(h.Frame)*c.frameDur + c.ch.Stats().RTT + c.target
-		c.cf = h.Frame
-		c.clockSet = true
-		return
-	}
-	c.steer(now, h.Frame, h.Lead)
-	if h.Frame >= c.cf {
-		c.cf = h.Frame // behind the server: nothing to re-predict
-		return
-	}
-	c.repredict(h.Frame)
+// smoothCorrections turns the jump each entity's shown position made at
+// the snapshot (after re-prediction) into a render offset to blend out.
+func (c *Client) smoothCorrections() {
 	for _, b := range c.before {
 		e, _ := c.g.Entity(b.n)
 		if e == nil {

@@ -197,27 +197,13 @@ func playBot(ctx context.Context, o botOptions, stdout io.Writer) error {
 	})
 	// moved notes the other players seen moving, on the Runner's goroutine.
 	moved := newMoveWatch()
-	ccfg := client.Config{Name: o.name, Password: o.password}
-	clienthook.Set(&ccfg, clienthook.Hooks{OnSnapshot: func(sn *snapshot.Snapshot) {
+	ccfg, err := botConfig(o, func(sn *snapshot.Snapshot) {
 		if cl != nil {
 			moved.snapshot(w, game.EntityNum(cl.ClientNum()), sn)
 		}
-	}})
-	switch {
-	case o.token != "":
-		tok, err := token.Parse(o.token)
-		if err != nil {
-			return fmt.Errorf("--token: %w", err)
-		}
-		ccfg.Token = tok
-	case o.keyFile != "":
-		key, err := readKeyFile(o.keyFile)
-		if err != nil {
-			return err
-		}
-		if ccfg.Token, err = issueFor(key, []string{o.connect}, o.seed, 30*time.Second, 10*time.Second, ""); err != nil {
-			return fmt.Errorf("--key-file: --connect: %w", err)
-		}
+	})
+	if err != nil {
+		return err
 	}
 	r, err := client.Dial(o.connect, ccfg, w, input)
 	if err != nil {
@@ -282,6 +268,38 @@ loop:
 		// until then, not the last status line's figures.
 		r.After(read)
 	}
+	return reportBot(o, st, num, others, runErr, elapsed, stdout)
+}
+
+// botConfig is the client configuration of a bot: its name, password and
+// connect token (given, or issued with --key-file), and onSnapshot to see
+// each snapshot.
+func botConfig(o botOptions, onSnapshot func(*snapshot.Snapshot)) (client.Config, error) {
+	ccfg := client.Config{Name: o.name, Password: o.password}
+	clienthook.Set(&ccfg, clienthook.Hooks{OnSnapshot: onSnapshot})
+	switch {
+	case o.token != "":
+		tok, err := token.Parse(o.token)
+		if err != nil {
+			return ccfg, fmt.Errorf("--token: %w", err)
+		}
+		ccfg.Token = tok
+	case o.keyFile != "":
+		key, err := readKeyFile(o.keyFile)
+		if err != nil {
+			return ccfg, err
+		}
+		if ccfg.Token, err = issueFor(key, []string{o.connect}, o.seed, 30*time.Second, 10*time.Second, ""); err != nil {
+			return ccfg, fmt.Errorf("--key-file: --connect: %w", err)
+		}
+	}
+	return ccfg, nil
+}
+
+// reportBot prints the summary of a bot's session (JSON with --json) and
+// returns its error: the session's, a connection that never happened, or a
+// broken invariant (base mismatches, decode or apply errors).
+func reportBot(o botOptions, st client.Stats, num game.ClientNum, others []int, runErr error, elapsed time.Duration, stdout io.Writer) error {
 	if runErr == nil && st.State != client.Connected {
 		switch st.State {
 		case client.Challenging:
