@@ -73,24 +73,12 @@ type Config struct {
 	// message repeats when they are not known to have arrived [2, so a
 	// command rides in 3 packets] (Quake 3's cl_packetdup).
 	PacketDup int
-	// TargetLead is the lead the clock controller aims at for the
-	// earliest-arriving command in LeadWindow [one frame].
-	TargetLead time.Duration
-	// LeadWindow is the span of lead reports whose minimum the controller
-	// steers [1s].
-	LeadWindow time.Duration
-	// MaxSlew bounds the clock's time dilation: it runs between 1-MaxSlew
-	// and 1+MaxSlew times real time while correcting [0.2].
-	MaxSlew float64
-	// JumpThreshold: a forward correction larger than this is applied at
-	// once (frames are run in a burst) [250ms].
-	JumpThreshold time.Duration
 	// Timeout: the server is considered gone after this long in silence
 	// [the Token's timeout, else 10s].
 	Timeout time.Duration
-	// ConnectRetry is the resend interval of getchallenge/connect [500ms];
-	// ConnectTimeout gives up [10s].
-	ConnectRetry, ConnectTimeout time.Duration
+	// ConnectTimeout: Connect gives up after this long without an
+	// accept [10s].
+	ConnectTimeout time.Duration
 	// Token is the connect token a secure server requires (package token):
 	// its private part rides in connect, and its session keys encrypt the
 	// channel. Without it the client uses the insecure handshake.
@@ -98,18 +86,11 @@ type Config struct {
 	// SmoothDecay is the fraction of the render correction offset kept
 	// per frame [0.85: half gone in about 4 frames].
 	SmoothDecay float32
-	// PredictionWindow is the number of frames of recorded predicted
-	// positions [256].
-	PredictionWindow int
 	// CoarseStep, 2 or more, re-predicts in steps of this many frames
-	// (DOOM III §8, coarse.go) when a snapshot leaves more than CoarseAfter
-	// frames to re-predict and the game implements game.CoarseStepper: the
+	// (DOOM III §8, coarse.go) when a snapshot leaves frames to re-predict and the game implements game.CoarseStepper: the
 	// local player's entity still runs every frame, the others advance
 	// CoarseStep frames at a time. 0 or 1 re-predicts frame by frame [off].
 	CoarseStep int
-	// CoarseAfter: re-predictions of up to this many frames run frame by
-	// frame even with CoarseStep [0: every re-prediction is stepped].
-	CoarseAfter int
 	// OnEvent, if set, sees every event the client receives, before it is
 	// passed to its entity.
 	OnEvent func(ev *game.Event, reliable bool)
@@ -128,20 +109,21 @@ func (c *Config) defaults() {
 	} else if c.PacketDup == 0 {
 		c.PacketDup = 2
 	}
-	if c.LeadWindow <= 0 {
-		c.LeadWindow = time.Second
+	h := &c.hooks
+	if h.LeadWindow <= 0 {
+		h.LeadWindow = time.Second
 	}
-	if c.MaxSlew <= 0 || c.MaxSlew > 0.9 {
-		c.MaxSlew = 0.2
+	if h.MaxSlew <= 0 || h.MaxSlew > 0.9 {
+		h.MaxSlew = 0.2
 	}
-	if c.JumpThreshold <= 0 {
-		c.JumpThreshold = 250 * time.Millisecond
+	if h.JumpThreshold <= 0 {
+		h.JumpThreshold = 250 * time.Millisecond
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = 10 * time.Second
 	}
-	if c.ConnectRetry <= 0 {
-		c.ConnectRetry = 500 * time.Millisecond
+	if h.ConnectRetry <= 0 {
+		h.ConnectRetry = 500 * time.Millisecond
 	}
 	if c.ConnectTimeout <= 0 {
 		c.ConnectTimeout = 10 * time.Second
@@ -149,8 +131,8 @@ func (c *Config) defaults() {
 	if c.SmoothDecay <= 0 || c.SmoothDecay >= 1 {
 		c.SmoothDecay = 0.85
 	}
-	if c.PredictionWindow <= 0 {
-		c.PredictionWindow = 256
+	if h.PredictionWindow <= 0 {
+		h.PredictionWindow = 256
 	}
 }
 
@@ -370,11 +352,13 @@ type Client struct {
 	offsets *smoothing
 	before  []posRec // positions shown before a snapshot's correction
 	preds   []predFrame
-	stats   Stats
-	evbuf   [game.MaxEventBytes]byte
-	evr     bitmsg.Reader
-	relEv   game.Event
-	emitFn  func([]byte) // c.emit, bound once (a method value allocates)
+	stats   clienthook.Counters
+	// predSelf and predOthers are Stats.Self and Stats.Others.
+	predSelf, predOthers PredictionError
+	evbuf                [game.MaxEventBytes]byte
+	evr                  bitmsg.Reader
+	relEv                game.Event
+	emitFn               func([]byte) // c.emit, bound once (a method value allocates)
 	// pathChallenge is the server's last path challenge, echoed after the
 	// packet that carried it when pathDue.
 	pathChallenge uint64
@@ -382,60 +366,20 @@ type Client struct {
 	pathBuf       [session.ClientHeaderLen + session.PathChallengeLen]byte
 }
 
-// Stats are the client's figures for the demo.
+// Stats are the client's figures a game shows (a net graph, a HUD line):
+// the connection, the frames, snapshots received and lost, the prediction
+// error and the channel's round trip and bytes. The tests and tools read
+// more (internal/clienthook's Counters).
 type Stats struct {
 	State       State
 	Frame       game.Frame // the client's predicted frame
 	ServerFrame game.Frame // frame of the last snapshot
-	// Lead is the server's last report of how early commands arrive;
-	// LeadTarget what the controller aims for; ClockShift the total
-	// correction applied to the clock.
-	Lead, ClockShift  time.Duration
-	Duplicated        uint64 // commands the server duplicated (sum of snapshot headers)
+	// Lead is the server's last report of how early commands arrive (DOOM
+	// III §2, fig. 4): the client's clock aims to keep it small and
+	// positive.
+	Lead              time.Duration
 	SnapshotsReceived uint64
 	SnapshotsLost     uint64 // sequence gaps (lost or dropped late; the server counts skipped ones)
-	WrongGame         uint64 // snapshots of another game id, ignored
-	DecodeErrors      uint64
-	ApplyErrors       uint64
-	// BaseMismatches counts "apply S" whose server base hash differs from
-	// the client's after applying (Config.VerifyBase on the server); it
-	// must stay 0 (DOOM III §4.2).
-	BaseMismatches, BaseChecks uint64
-	CommandPackets             uint64
-	CommandsSent               uint64 // commands written, repeats included
-	ReliableEvents             uint64
-	UnreliableEvents           uint64
-	LoadGames                  uint64
-	Repredicted                uint64 // frames re-run after snapshots
-	ClockResets                uint64 // the clock restarted: a snapshot came more than the command ring behind it
-
-	// RepredictedSteps counts the entity steps of re-prediction: for each
-	// frame re-run, the entities of the PVS it advanced (all of them frame
-	// by frame; with Config.CoarseStep the local player's every frame and
-	// the others once per step). CoarseRepredictions counts the
-	// re-predictions run in steps.
-	RepredictedSteps    uint64
-	CoarseRepredictions uint64
-
-	// Corrections counts the entities whose shown position a snapshot
-	// moved (after re-prediction), CorrectionSum the lengths of those
-	// jumps in world units: what render smoothing (VisualOffset) blends out.
-	Corrections   uint64
-	CorrectionSum float64
-	// Applies counts the "apply S" messages applied to the common base
-	// (DOOM III §4.2); SnapshotBytes the bytes of the snapshots received
-	// (after the game id, before decoding, as OnSnapshotData sees them).
-	Applies       uint64
-	SnapshotBytes uint64
-	// Refusals counts the refusals of the handshake that matched its
-	// nonce: those the client retried after, waited on, or believed.
-	Refusals uint64
-	// HandshakeAuthFailures counts sealed accepts for this handshake that
-	// did not authenticate with the token's key (forged or corrupted).
-	HandshakeAuthFailures uint64
-	// PathResponses counts the server's path challenges echoed (its check
-	// that the client receives at a new address).
-	PathResponses uint64
 	// Prediction error at snapshot frames: the distance between the
 	// position predicted for the frame (recorded when the client first
 	// reached it) and the snapshot's; Self for the local player, Others
@@ -491,7 +435,7 @@ func New(cfg Config, g game.Game, input InputSource, send Sender) (*Client, erro
 		dormant: new([game.MaxEntities]dormant),
 		interp:  make(map[game.EntityNum]*interpState),
 		offsets: new(smoothing),
-		preds:   make([]predFrame, cfg.PredictionWindow),
+		preds:   make([]predFrame, cfg.hooks.PredictionWindow),
 	}
 	c.emitFn = c.emit
 	return c, nil
@@ -567,13 +511,22 @@ func (c *Client) Entity(n game.EntityNum) (e game.Entity, typ game.TypeID, visib
 
 // Stats returns the client's statistics.
 func (c *Client) Stats() Stats {
-	st := c.stats
-	st.State, st.Frame, st.ServerFrame = c.state, c.cf, c.snapFrame
-	st.ClockShift = c.shift
+	st := Stats{
+		State: c.state, Frame: c.cf, ServerFrame: c.snapFrame, Lead: c.stats.Lead,
+		SnapshotsReceived: c.stats.SnapshotsReceived, SnapshotsLost: c.stats.SnapshotsLost,
+		Self: c.predSelf, Others: c.predOthers,
+	}
 	if c.ch != nil {
 		ch := c.ch.Stats()
 		st.RTT, st.BytesIn, st.BytesOut = ch.RTT, ch.BytesIn, ch.BytesOut
 	}
+	return st
+}
+
+// counters is clienthook.CountersOf.
+func (c *Client) counters() clienthook.Counters {
+	st := c.stats
+	st.ClockShift = c.shift
 	return st
 }
 
@@ -638,9 +591,6 @@ func (c *Client) mode(n game.EntityNum, t game.TypeID) game.PredictionMode {
 	return c.TypeMode(t)
 }
 
-// LeadTarget is the clock controller's current target for the lowest lead.
-func (c *Client) LeadTarget() time.Duration { return c.target }
-
 // Next is when the client next has something to do (a frame, a command
 // message, a retry); a driver may call Advance earlier.
 func (c *Client) Next() time.Duration {
@@ -654,7 +604,7 @@ func (c *Client) Next() time.Duration {
 		n := c.nextSend
 		if c.clockSet {
 			ahead := time.Duration(c.cf+1)*c.frameDur - c.clock
-			if t := c.lastNow + time.Duration(float64(ahead)/(1+c.cfg.MaxSlew)); t < n {
+			if t := c.lastNow + time.Duration(float64(ahead)/(1+c.cfg.hooks.MaxSlew)); t < n {
 				n = t
 			}
 		}

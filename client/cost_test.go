@@ -80,7 +80,7 @@ func parseRecords(reg *game.Registry, data []byte, base *snapshot.CommonBase) (s
 		next++
 		typ, bstate, bbits := base.Entity(rec.num)
 		if rec.spawn {
-			typ = game.TypeID(r.ReadBits(reg.TypeBits()))
+			typ = game.TypeID(r.ReadBits(snapshot.TypeBits(reg)))
 			bstate, bbits = nil, 0
 		}
 		rec.header = r.Pos() - start

@@ -40,7 +40,7 @@ func (c *Client) sendOOB(payload []byte) {
 }
 
 func (c *Client) sendHandshake(now time.Duration) {
-	c.retryAt = now + c.cfg.ConnectRetry
+	c.retryAt = now + c.cfg.hooks.ConnectRetry
 	c.tries++
 	switch c.state {
 	case Challenging:
@@ -78,7 +78,7 @@ func (c *Client) handleConnectionless(now time.Duration, p []byte) {
 				c.fail(&Quake3Error{Server: c.server, Reply: reply})
 			} else if c.believeAt == 0 {
 				c.quake3 = reply
-				c.believeAt = min(now+c.cfg.ConnectRetry, c.deadline)
+				c.believeAt = min(now+c.cfg.hooks.ConnectRetry, c.deadline)
 			}
 			return
 		}
@@ -188,12 +188,12 @@ func (c *Client) refused(now time.Duration, why session.Reason, sealed bool) {
 		if why == session.ReasonBadCookie {
 			c.state = Challenging
 		}
-		c.retryAt = max(c.retryAt, now+2*c.cfg.ConnectRetry)
+		c.retryAt = max(c.retryAt, now+2*c.cfg.hooks.ConnectRetry)
 	case c.cfg.Token == nil || sealed:
 		c.fail(&RefusedError{Reason: Reason(why)})
 	case c.believeAt == 0:
 		c.lasting = why
-		c.believeAt = min(now+c.cfg.ConnectRetry, c.deadline)
+		c.believeAt = min(now+c.cfg.hooks.ConnectRetry, c.deadline)
 		c.retryAt = max(c.retryAt, c.believeAt) // the accept, if any, is on its way
 	}
 }

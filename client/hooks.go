@@ -4,6 +4,7 @@ package client
 // harness and the tools reach in a client beyond its public API.
 
 import (
+	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/snapshot"
@@ -16,5 +17,9 @@ func init() {
 		PVS:          func(c any) snapshot.PVS { return c.(*Client).pvs },
 		CopyBase:     func(c any, dst *snapshot.CommonBase) bool { return c.(*Client).copyBase(dst) },
 		ChannelStats: func(c any) netchan.Stats { return c.(*Client).channelStats() },
+		Counters:     func(c any) clienthook.Counters { return c.(*Client).counters() },
+		PredictedPosition: func(c any, n game.EntityNum, f game.Frame) (x, y, z float32, ok bool) {
+			return c.(*Client).predictedPosition(n, f)
+		},
 	})
 }

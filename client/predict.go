@@ -31,7 +31,7 @@ func (c *Client) advanceClock(now time.Duration) {
 	if !c.clockSet || elapsed <= 0 {
 		return
 	}
-	lim := time.Duration(float64(elapsed) * c.cfg.MaxSlew)
+	lim := time.Duration(float64(elapsed) * c.cfg.hooks.MaxSlew)
 	adj := min(max(c.pending, -lim), lim)
 	c.pending -= adj
 	c.shift += adj
@@ -176,10 +176,10 @@ func (c *Client) behind(n game.EntityNum, typ game.TypeID, f game.Frame) float32
 	return float32(float64(f) - shown)
 }
 
-// PredictedPosition returns the position the client predicted for entity
+// predictedPosition (clienthook.PredictedPosition) returns the position the client predicted for entity
 // n at frame f when it first reached f (what it showed), if f is within
-// the last Config.PredictionWindow frames.
-func (c *Client) PredictedPosition(n game.EntityNum, f game.Frame) (x, y, z float32, ok bool) {
+// the last clienthook.Hooks.PredictionWindow frames.
+func (c *Client) predictedPosition(n game.EntityNum, f game.Frame) (x, y, z float32, ok bool) {
 	pf := &c.preds[int(uint32(f))%len(c.preds)]
 	if pf.frame != f {
 		return 0, 0, 0, false
@@ -195,7 +195,7 @@ func (c *Client) PredictedPosition(n game.EntityNum, f game.Frame) (x, y, z floa
 // ShownTime returns the game time, in frames (fractional), of the state
 // the client showed for entity n at frame f: f for a predicted entity (DOOM
 // III §2), the point between two snapshots for an interpolated one (Quake
-// 3 style), within the last Config.PredictionWindow frames. It is the view
+// 3 style), within the last clienthook.Hooks.PredictionWindow frames. It is the view
 // time a client claims for a shot under lag compensation (DOOM III §1.1,
 // server.History).
 func (c *Client) ShownTime(n game.EntityNum, f game.Frame) (float64, bool) {
@@ -455,7 +455,7 @@ func (c *Client) smoothCorrections() {
 func (c *Client) measureError(f game.Frame) {
 	mine, hasMine := c.g.PlayerEntity(c.me)
 	for n := range c.pvs.All() {
-		px, py, pz, ok := c.PredictedPosition(n, f)
+		px, py, pz, ok := c.predictedPosition(n, f)
 		if !ok {
 			continue
 		}
@@ -467,9 +467,9 @@ func (c *Client) measureError(f game.Frame) {
 		dx, dy, dz := float64(p[0]-px), float64(p[1]-py), float64(p[2]-pz)
 		d := math.Sqrt(dx*dx + dy*dy + dz*dz)
 		if hasMine && n == mine {
-			c.stats.Self.add(d)
+			c.predSelf.add(d)
 		} else {
-			c.stats.Others.add(d)
+			c.predOthers.add(d)
 		}
 	}
 }
@@ -567,7 +567,7 @@ func (c *Client) steer(now time.Duration, f game.Frame, lead time.Duration) {
 	}
 	c.leads = append(c.leads, leadSample{at: now, v: lead - shiftAt})
 	k := 0
-	for k < len(c.leads)-1 && c.leads[k].at < now-c.cfg.LeadWindow {
+	for k < len(c.leads)-1 && c.leads[k].at < now-c.cfg.hooks.LeadWindow {
 		k++
 	}
 	if k > 0 {
@@ -578,7 +578,7 @@ func (c *Client) steer(now time.Duration, f game.Frame, lead time.Duration) {
 		minV = min(minV, l.v)
 	}
 	c.pending = c.target - minV - c.shift
-	if c.pending > c.cfg.JumpThreshold {
+	if c.pending > c.cfg.hooks.JumpThreshold {
 		c.clock += c.pending
 		c.shift += c.pending
 		c.pending = 0

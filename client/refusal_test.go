@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/client"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/testgame"
@@ -106,7 +107,7 @@ func TestForgedHandshakeAnswers(t *testing.T) {
 	})
 	sc := s.addClient(0, botLane, client.Config{Token: issueToken(t, token.Params{}, wallStart)})
 	s.run(3 * time.Second)
-	st := sc.c.Stats()
+	st := clienthook.CountersOf(sc.c)
 	t.Logf("%d handshake messages answered by forgeries; the client counted %d refusals and %d sealed accepts that failed to open; %d snapshots",
 		forged, st.Refusals, st.HandshakeAuthFailures, st.SnapshotsReceived)
 	if sc.c.State() != client.Connected || st.SnapshotsReceived < 40 {

@@ -55,8 +55,8 @@ func (c *Client) loadGame(id game.GameID, settings string) error {
 	for i := range c.preds {
 		c.preds[i].frame = -1
 	}
-	if c.cfg.TargetLead > 0 {
-		c.target = c.cfg.TargetLead
+	if c.cfg.hooks.TargetLead > 0 {
+		c.target = c.cfg.hooks.TargetLead
 	} else {
 		c.target = c.frameDur
 	}

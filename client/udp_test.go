@@ -8,6 +8,7 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/internal/testwait"
 	"github.com/snapwire/snapwire/server"
@@ -39,9 +40,9 @@ func TestUDPRunners(t *testing.T) {
 		go func() { defer wg.Done(); errs <- r.Run(cctx) }()
 	}
 	for _, r := range runners {
-		var st client.Stats
+		var st clienthook.Counters
 		if !testwait.Until(testwait.Hang, func() bool {
-			r.Do(ctx, func(now time.Duration, c *client.Client) { st = c.Stats() })
+			r.Do(ctx, func(now time.Duration, c *client.Client) { st = clienthook.CountersOf(c) })
 			return st.SnapshotsReceived >= 20
 		}) {
 			t.Fatalf("client stuck: %+v", st)

@@ -31,8 +31,8 @@ func TestRegistryOrderAndHash(t *testing.T) {
 	if id, _ := a.TypeByName("door"); id != 3 {
 		t.Fatalf("door = %d, want 3 (registration order from 1)", id)
 	}
-	if a.MaxID() != 3 || a.TypeBits() != 2 || a.NumStates() != 1 {
-		t.Fatalf("MaxID %d TypeBits %d NumStates %d", a.MaxID(), a.TypeBits(), a.NumStates())
+	if a.maxID() != 3 || a.NumStates() != 1 {
+		t.Fatalf("maxID %d NumStates %d", a.maxID(), a.NumStates())
 	}
 	if c := build("player", "door", "rocket"); c.Hash() == a.Hash() {
 		t.Fatal("order change not in hash")
@@ -57,8 +57,8 @@ func TestRegistryExplicitAndErrors(t *testing.T) {
 	if id, err := r.Register(EntityType{Name: "eleven", New: newDummy}); err != nil || id != 11 {
 		t.Fatalf("next after explicit 10 = %d, %v", id, err)
 	}
-	if r.Known(5) || !r.Known(10) || r.Known(0) {
-		t.Fatal("Known wrong")
+	if r.known(5) || !r.known(10) || r.known(0) {
+		t.Fatal("known wrong")
 	}
 	if _, err := r.New(5); !errors.Is(err, ErrUnknownType) {
 		t.Fatalf("New(5) err %v", err)

@@ -110,7 +110,7 @@ type botSummary struct {
 	OthersMoved []int `json:"others_moved"`
 }
 
-func summarize(o botOptions, st client.Stats, num game.ClientNum, elapsed time.Duration) botSummary {
+func summarize(o botOptions, st client.Stats, ctr clienthook.Counters, num game.ClientNum, elapsed time.Duration) botSummary {
 	secs := elapsed.Seconds()
 	kbps := func(b uint64) float64 {
 		if secs <= 0 {
@@ -124,10 +124,10 @@ func summarize(o botOptions, st client.Stats, num game.ClientNum, elapsed time.D
 		SnapshotsReceived: st.SnapshotsReceived, SnapshotsLost: st.SnapshotsLost,
 		PredErrorSelfMean: st.Self.Mean(), PredErrorSelfMax: st.Self.Max,
 		PredErrorOthersMean: st.Others.Mean(), PredErrorOthersMax: st.Others.Max,
-		LeadMS: ms(st.Lead), DuplicatedCmds: st.Duplicated,
+		LeadMS: ms(st.Lead), DuplicatedCmds: ctr.Duplicated,
 		KbpsDown: kbps(st.BytesIn), KbpsUp: kbps(st.BytesOut), RTTMS: ms(st.RTT),
-		BaseChecks: st.BaseChecks, BaseMismatches: st.BaseMismatches,
-		DecodeErrors: st.DecodeErrors, ApplyErrors: st.ApplyErrors,
+		BaseChecks: ctr.BaseChecks, BaseMismatches: ctr.BaseMismatches,
+		DecodeErrors: ctr.DecodeErrors, ApplyErrors: ctr.ApplyErrors,
 	}
 }
 
@@ -230,12 +230,15 @@ func playBot(ctx context.Context, o botOptions, stdout io.Writer) error {
 	}
 	var (
 		st     client.Stats
+		ctr    clienthook.Counters
 		num    game.ClientNum
 		others []int
 		runErr error
 		ended  bool
 	)
-	read := func(c *client.Client) { st, num, others = c.Stats(), c.ClientNum(), moved.list(others[:0]) }
+	read := func(c *client.Client) {
+		st, ctr, num, others = c.Stats(), clienthook.CountersOf(c), c.ClientNum(), moved.list(others[:0])
+	}
 	sample := func() bool { return r.Do(runCtx, func(_ time.Duration, c *client.Client) { read(c) }) }
 loop:
 	for {
@@ -268,7 +271,7 @@ loop:
 		// until then, not the last status line's figures.
 		r.After(read)
 	}
-	return reportBot(o, st, num, others, runErr, elapsed, stdout)
+	return reportBot(o, st, ctr, num, others, runErr, elapsed, stdout)
 }
 
 // botConfig is the client configuration of a bot: its name, password and
@@ -299,7 +302,7 @@ func botConfig(o botOptions, onSnapshot func(*snapshot.Snapshot)) (client.Config
 // reportBot prints the summary of a bot's session (JSON with --json) and
 // returns its error: the session's, a connection that never happened, or a
 // broken invariant (base mismatches, decode or apply errors).
-func reportBot(o botOptions, st client.Stats, num game.ClientNum, others []int, runErr error, elapsed time.Duration, stdout io.Writer) error {
+func reportBot(o botOptions, st client.Stats, ctr clienthook.Counters, num game.ClientNum, others []int, runErr error, elapsed time.Duration, stdout io.Writer) error {
 	if runErr == nil && st.State != client.Connected {
 		switch st.State {
 		case client.Challenging:
@@ -309,7 +312,7 @@ func reportBot(o botOptions, st client.Stats, num game.ClientNum, others []int, 
 			runErr = fmt.Errorf("not connected to %s after %v (state %v)", o.connect, elapsed.Round(time.Millisecond), st.State)
 		}
 	}
-	sum := summarize(o, st, num, elapsed)
+	sum := summarize(o, st, ctr, num, elapsed)
 	sum.OthersMoved = append([]int{}, others...)
 	if runErr != nil {
 		sum.Error = runErr.Error()

@@ -78,7 +78,7 @@ func shortName(s string) string { return s[strings.LastIndexByte(s, '.')+1:] }
 func ExportPeers(w io.Writer, rec *Recording, t *Q3Tables, skip int) error {
 	reg := rec.Load.Registry()
 	h := peerHeader{Format: PeerFormat, Scenario: rec.Scenario.Name, Clients: rec.Clients, Skip: skip, FrameRate: FrameRate}
-	for id := game.TypeID(1); id <= reg.MaxID(); id++ {
+	for id := game.TypeID(1); id <= snapshot.MaxTypeID(reg); id++ {
 		l := t.U.Types[id]
 		et, ok := reg.Type(id)
 		if l == nil || !ok {

@@ -11,6 +11,9 @@
 package clienthook
 
 import (
+	"time"
+
+	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/snapshot"
 )
@@ -20,6 +23,30 @@ import (
 type Hooks struct {
 	// Channel configures the message channel (netchan.Config).
 	Channel netchan.Config
+
+	// The clock controller (DOOM III §2, fig. 4; client/doc.go "Clock").
+	// TargetLead is the lead the controller aims at for the
+	// earliest-arriving command in LeadWindow [one frame].
+	TargetLead time.Duration
+	// LeadWindow is the span of lead reports whose minimum the controller
+	// steers [1s].
+	LeadWindow time.Duration
+	// MaxSlew bounds the clock's time dilation: it runs between 1-MaxSlew
+	// and 1+MaxSlew times real time while correcting [0.2].
+	MaxSlew float64
+	// JumpThreshold: a forward correction larger than this is applied at
+	// once (frames are run in a burst) [250ms].
+	JumpThreshold time.Duration
+	// PredictionWindow is the number of frames of recorded predicted
+	// positions (PredictedPosition, client.Client.ShownTime) [256].
+	PredictionWindow int
+	// ConnectRetry is the resend interval of getchallenge/connect [500ms].
+	ConnectRetry time.Duration
+	// CoarseAfter: with client.Config.CoarseStep, re-predictions of up to
+	// this many frames still run frame by frame [0: every re-prediction is
+	// stepped].
+	CoarseAfter int
+
 	// OnSnapshot, if set, is called after a snapshot has been written into
 	// the world and before re-prediction: the world holds the server's
 	// states of frame s.Header.Frame for the entities in s.PVS. s is valid
@@ -36,6 +63,60 @@ type Hooks struct {
 	OnSnapshotData func(data []byte, base *snapshot.CommonBase)
 }
 
+// Counters are a client's detailed counters, beyond the figures its Stats
+// show a game: for the tests, the harnesses and the tools' net graphs.
+type Counters struct {
+	// ClockShift is the total correction applied to the clock.
+	ClockShift time.Duration
+	// Lead is the server's last report of how early commands arrive.
+	Lead              time.Duration
+	Duplicated        uint64 // commands the server duplicated (sum of snapshot headers)
+	SnapshotsReceived uint64
+	SnapshotsLost     uint64 // sequence gaps (lost or dropped late; the server counts skipped ones)
+	WrongGame         uint64 // snapshots of another game id, ignored
+	DecodeErrors      uint64
+	ApplyErrors       uint64
+	// BaseMismatches counts "apply S" whose server base hash differs from
+	// the client's after applying (the server's Config.VerifyBase); it
+	// must stay 0 (DOOM III §4.2).
+	BaseMismatches, BaseChecks uint64
+	CommandPackets             uint64
+	CommandsSent               uint64 // commands written, repeats included
+	ReliableEvents             uint64
+	UnreliableEvents           uint64
+	LoadGames                  uint64
+	Repredicted                uint64 // frames re-run after snapshots
+	ClockResets                uint64 // the clock restarted: a snapshot came more than the command ring behind it
+
+	// RepredictedSteps counts the entity steps of re-prediction: for each
+	// frame re-run, the entities of the PVS it advanced (all of them frame
+	// by frame; with Config.CoarseStep the local player's every frame and
+	// the others once per step). CoarseRepredictions counts the
+	// re-predictions run in steps.
+	RepredictedSteps    uint64
+	CoarseRepredictions uint64
+
+	// Corrections counts the entities whose shown position a snapshot
+	// moved (after re-prediction), CorrectionSum the lengths of those
+	// jumps in world units: what render smoothing (VisualOffset) blends out.
+	Corrections   uint64
+	CorrectionSum float64
+	// Applies counts the "apply S" messages applied to the common base
+	// (DOOM III §4.2); SnapshotBytes the bytes of the snapshots received
+	// (after the game id, before decoding, as OnSnapshotData sees them).
+	Applies       uint64
+	SnapshotBytes uint64
+	// Refusals counts the refusals of the handshake that matched its
+	// nonce: those the client retried after, waited on, or believed.
+	Refusals uint64
+	// HandshakeAuthFailures counts sealed accepts for this handshake that
+	// did not authenticate with the token's key (forged or corrupted).
+	HandshakeAuthFailures uint64
+	// PathResponses counts the server's path challenges echoed (its check
+	// that the client receives at a new address).
+	PathResponses uint64
+}
+
 // Access is what package client installs: the accessors behind the
 // functions of this package.
 type Access struct {
@@ -44,6 +125,10 @@ type Access struct {
 	PVS          func(c any) snapshot.PVS
 	CopyBase     func(c any, dst *snapshot.CommonBase) bool
 	ChannelStats func(c any) netchan.Stats
+	Counters     func(c any) Counters
+	// PredictedPosition is the client's record of what it showed
+	// (client/predict.go).
+	PredictedPosition func(c any, n game.EntityNum, f game.Frame) (x, y, z float32, ok bool)
 }
 
 var access Access
@@ -67,6 +152,17 @@ func PVS(c any) snapshot.PVS { return access.PVS(c) }
 // that changed it would break the common base both ends keep in step
 // (DOOM III §4.2).
 func CopyBase(c any, dst *snapshot.CommonBase) bool { return access.CopyBase(c, dst) }
+
+// CountersOf returns client c's detailed counters (c is a *client.Client).
+func CountersOf(c any) Counters { return access.Counters(c) }
+
+// PredictedPosition returns where client c showed entity n at its frame f:
+// the position predicted (or, for an interpolated entity, interpolated)
+// when the client first reached f, within the last PredictionWindow
+// frames; false when f is outside them or n had no position then.
+func PredictedPosition(c any, n game.EntityNum, f game.Frame) (x, y, z float32, ok bool) {
+	return access.PredictedPosition(c, n, f)
+}
 
 // ChannelStats are the figures of client c's message channel (zero before
 // it connects).

@@ -60,7 +60,8 @@ type Options struct {
 	// server's default, 20].
 	SnapshotRate int
 	// CoarseStep and CoarseAfter are the clients' client.Config.CoarseStep
-	// and CoarseAfter: re-prediction in larger steps (DOOM III §8).
+	// and clienthook.Hooks.CoarseAfter: re-prediction in larger steps
+	// (DOOM III §8).
 	CoarseStep, CoarseAfter int
 	// Reprediction measures the clients' re-prediction after the warm-up
 	// (repredict.go): frames, entity steps and the wall time in the game
@@ -348,12 +349,13 @@ func (h *harness) addClient(i int, name string, mode refgame.BotMode, input clie
 	}
 	b := &bot{idx: i, w: refgame.NewGame(), ep: ep, input: input}
 	b.ai = refgame.NewBot(h.opt.Seed*1000+uint64(i), 0, mode)
-	cfg := client.Config{Name: name, CoarseStep: h.opt.CoarseStep, CoarseAfter: h.opt.CoarseAfter}
+	cfg := client.Config{Name: name, CoarseStep: h.opt.CoarseStep}
 	clienthook.Set(&cfg, clienthook.Hooks{
+		CoarseAfter: h.opt.CoarseAfter,
 		OnSnapshot: func(s *snapshot.Snapshot) {
 			h.onSnapshot(b, s)
 			if b.tw != nil {
-				b.tw.begin(s.PVS.Len(), b.c.Stats().Repredicted) // re-prediction follows, within HandlePacket
+				b.tw.begin(s.PVS.Len(), clienthook.CountersOf(b.c).Repredicted) // re-prediction follows, within HandlePacket
 			}
 		},
 		OnApply: func(seq snapshot.Seq, base *snapshot.CommonBase) {
@@ -406,7 +408,7 @@ func (h *harness) run(until time.Duration) {
 				Receive: func(now time.Duration, _ netip.AddrPort, p []byte) {
 					b.c.HandlePacket(now, p)
 					if b.tw != nil {
-						b.tw.stop(b.c.Stats().Repredicted)
+						b.tw.stop(clienthook.CountersOf(b.c).Repredicted)
 					}
 				},
 				Advance: b.c.Advance, Next: b.c.Next})
@@ -441,7 +443,7 @@ func (h *harness) predError(b *bot, fr *frameRec, n game.EntityNum, f game.Frame
 	if e == nil || !e.hasPos {
 		return
 	}
-	x, y, z, ok := b.c.PredictedPosition(n, f)
+	x, y, z, ok := clienthook.PredictedPosition(b.c, n, f)
 	if !ok {
 		return
 	}

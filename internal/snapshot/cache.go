@@ -467,7 +467,7 @@ func (c *FrameCache) encode(n game.EntityNum, ce *cacheEntry, world Entities, gv
 		c.setTyp(n, game.NoType)
 		return nil
 	}
-	if !reg.Known(typ) {
+	if !known(reg, typ) {
 		return fmt.Errorf("%w: entity %d has unregistered type %d", ErrInput, n, typ)
 	}
 	c.dw.Reset(nil, 0, nil, c.scratch[:game.MaxStateBytes])

@@ -72,17 +72,17 @@ type Decoder struct {
 func NewDecoder(reg *game.Registry) (*Decoder, error) {
 	d := &Decoder{
 		reg:      reg,
-		typeBits: reg.TypeBits(),
+		typeBits: TypeBits(reg),
 		base:     NewCommonBase(reg.NumStates()),
-		scratch:  make([]game.Entity, int(reg.MaxID())+1),
+		scratch:  make([]game.Entity, int(MaxTypeID(reg))+1),
 		dr:       new(bitmsg.DeltaReader),
 	}
 	for id := range reg.NumStates() {
-		s, err := reg.NewState(game.StateID(id))
-		if err != nil {
-			return nil, err
+		st, ok := reg.State(game.StateID(id))
+		if !ok || st.New == nil {
+			return nil, fmt.Errorf("%w: state %d", game.ErrUnknownType, id)
 		}
-		d.states = append(d.states, s)
+		d.states = append(d.states, st.New())
 	}
 	return d, nil
 }
@@ -151,7 +151,7 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 			if err := r.Err(); err != nil {
 				return fmt.Errorf("%w: entity %d: %w", ErrCorrupt, n, err)
 			}
-			if !d.reg.Known(es.Type) || es.Type == btyp {
+			if !known(d.reg, es.Type) || es.Type == btyp {
 				return fmt.Errorf("%w: entity %d spawned with type %d (base type %d)", ErrCorrupt, n, es.Type, btyp)
 			}
 			bstate, bbits = nil, 0

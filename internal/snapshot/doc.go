@@ -70,7 +70,7 @@
 //	                     (header.go, writeNext)
 //	  spawn           1  1 if the base has no state for the entity or one of
 //	                     another type; the delta is then against an empty state
-//	  type      TypeBits  (only if spawn) Registry.TypeBits() = BitsFor(MaxID)
+//	  type      TypeBits  (only if spawn) TypeBits(reg) = BitsFor(MaxTypeID(reg))
 //	  delta          ..  the entity's WriteSnapshot through a DeltaWriter:
 //	                     per variable 0, or 1 and its encoding
 //	  end             2  "11": end of entities

@@ -108,7 +108,7 @@ type Encoder struct {
 func NewEncoder(reg *game.Registry) *Encoder {
 	return &Encoder{
 		reg:       reg,
-		typeBits:  reg.TypeBits(),
+		typeBits:  TypeBits(reg),
 		base:      NewCommonBase(reg.NumStates()),
 		next:      1,
 		dw:        new(bitmsg.DeltaWriter),
@@ -207,7 +207,7 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 				if ent == nil {
 					continue
 				}
-				if !e.reg.Known(typ) {
+				if !known(e.reg, typ) {
 					return fmt.Errorf("%w: entity %d has unregistered type %d", ErrInput, n, typ)
 				}
 				e.pvs[i] |= b
