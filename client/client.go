@@ -91,9 +91,6 @@ type Config struct {
 	// local player's entity still runs every frame, the others advance
 	// CoarseStep frames at a time. 0 or 1 re-predicts frame by frame [off].
 	CoarseStep int
-	// OnEvent, if set, sees every event the client receives, before it is
-	// passed to its entity.
-	OnEvent func(ev *game.Event, reliable bool)
 
 	// hooks are the internal settings and callbacks of package
 	// internal/clienthook (tests, harnesses, tools).

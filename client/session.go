@@ -175,8 +175,8 @@ func (h *handler) Unreliable(typ netchan.MessageType, msg []byte) {
 
 // deliver passes an event to its entity (in the world, or dormant).
 func (c *Client) deliver(ev *game.Event, reliable bool) {
-	if c.cfg.OnEvent != nil {
-		c.cfg.OnEvent(ev, reliable)
+	if c.cfg.hooks.OnEvent != nil {
+		c.cfg.hooks.OnEvent(ev, reliable)
 	}
 	e, _, _ := c.Entity(ev.Entity)
 	if rcv, ok := e.(game.EventReceiver); ok {

@@ -174,8 +174,7 @@ func (s *sim) addClient(i int, mode botMode, ccfg client.Config) *simClient {
 			}
 		}
 	}
-	clienthook.Set(&ccfg, hooks)
-	ccfg.OnEvent = func(ev *game.Event, reliable bool) {
+	hooks.OnEvent = func(ev *game.Event, reliable bool) {
 		if !reliable {
 			k := [3]int64{int64(ev.Entity), int64(ev.ID), int64(ev.Frame)}
 			sc.events[k]++
@@ -184,6 +183,7 @@ func (s *sim) addClient(i int, mode botMode, ccfg client.Config) *simClient {
 			}
 		}
 	}
+	clienthook.Set(&ccfg, hooks)
 	var g game.Game = sc.g
 	if s.wrap != nil {
 		g = s.wrap(sc)

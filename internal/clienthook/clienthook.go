@@ -47,6 +47,9 @@ type Hooks struct {
 	// stepped].
 	CoarseAfter int
 
+	// OnEvent, if set, sees every event the client receives, before it is
+	// passed to its entity.
+	OnEvent func(ev *game.Event, reliable bool)
 	// OnSnapshot, if set, is called after a snapshot has been written into
 	// the world and before re-prediction: the world holds the server's
 	// states of frame s.Header.Frame for the entities in s.PVS. s is valid
