@@ -124,7 +124,25 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 	s.data, s.offs = s.data[:0], s.offs[:0]
 	s.States = s.States[:0]
 
-	// Entities: written ones are flagged with a skip over the omitted.
+	if err := d.decodeEntities(r, s, p); err != nil {
+		return err
+	}
+	if err := d.decodeStates(r, s, p); err != nil {
+		return err
+	}
+	if err := decodeCmds(r, s); err != nil {
+		return err
+	}
+	if err := d.decodeEvents(r, s); err != nil {
+		return err
+	}
+	s.pointIntoData()
+	return nil
+}
+
+// decodeEntities reads the PVS entities: written ones are flagged with a
+// skip over the omitted, which take their base state.
+func (d *Decoder) decodeEntities(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 	next := -1 // PVS index of the next written entity; -1: none left
 	if k, end := readNext(r); !end {
 		next = k
@@ -184,8 +202,11 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 	if next >= 0 {
 		return fmt.Errorf("%w: entity index %d beyond the PVS's %d entities", ErrCorrupt, next, len(s.members))
 	}
+	return nil
+}
 
-	// Non-PVS states.
+// decodeStates reads the non-PVS states, each flagged when written.
+func (d *Decoder) decodeStates(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 	for id, st := range d.states {
 		bstate, bbits := d.base.State(game.StateID(id))
 		if !r.ReadBool() {
@@ -204,8 +225,12 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 		d.addState(s, true, nst, nb)
 		p.addState(game.StateID(id), nst, nb)
 	}
+	return nil
+}
 
-	// Other players' commands.
+// decodeCmds reads the other players' commands, each delta-compressed
+// against the one before.
+func decodeCmds(r *bitmsg.Reader, s *Snapshot) error {
 	prev := -1
 	var last game.UserCmd
 	for {
@@ -224,8 +249,11 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 		s.Cmds = append(s.Cmds, c)
 		last, prev = c.Cmd, j
 	}
+	return nil
+}
 
-	// Unreliable events.
+// decodeEvents reads the unreliable events.
+func (d *Decoder) decodeEvents(r *bitmsg.Reader, s *Snapshot) error {
 	for r.ReadBool() {
 		if len(s.Events) == MaxEvents {
 			return fmt.Errorf("%w: more than %d events", ErrCorrupt, MaxEvents)
@@ -242,8 +270,12 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 	if err := r.Err(); err != nil {
 		return fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
+	return nil
+}
 
-	// Point the slices into data, now that it no longer grows.
+// pointIntoData points the entities', states' and events' slices into
+// s.data, now that it no longer grows.
+func (s *Snapshot) pointIntoData() {
 	k := 0
 	for i := range s.Entities {
 		e := &s.Entities[i]
@@ -260,7 +292,6 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 		ev.Data = s.data[s.offs[k] : s.offs[k]+(ev.Bits+7)/8]
 		k++
 	}
-	return nil
 }
 
 func (d *Decoder) addEntity(s *Snapshot, es *EntityState, state []byte, nbits int) {

@@ -232,6 +232,33 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 	writeEnd(w)
 
 	// Non-PVS states (DOOM III §3.2, §8): a changed flag, then the delta.
+	if err := e.writeStates(w, in, cache, p); err != nil {
+		return err
+	}
+
+	// Latest commands of the other players in the PVS (DOOM III §2, §3.2).
+	if err := e.writeCmds(w, in.Cmds, cache); err != nil {
+		return err
+	}
+	writeEnd(w)
+
+	// Unreliable events: written once, lost with the snapshot (DOOM III §8).
+	for i := range in.Events {
+		w.WriteBool(true)
+		if err := events.Write(w, &in.Events[i]); err != nil {
+			return fmt.Errorf("snapshot: event %d: %w", i, err)
+		}
+	}
+	w.WriteBool(false)
+	if err := w.Err(); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	return nil
+}
+
+// writeStates writes the non-PVS states (DOOM III §3.2, §8): per state a
+// changed flag, then the delta against the base.
+func (e *Encoder) writeStates(w *bitmsg.Writer, in *Input, cache *FrameCache, p *pending) error {
 	for id, s := range in.States {
 		if cache != nil {
 			if err := e.writeCachedState(w, cache, game.StateID(id), s, p); err != nil {
@@ -257,24 +284,6 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 		}
 		st, nb := e.dw.State()
 		p.addState(game.StateID(id), st, nb)
-	}
-
-	// Latest commands of the other players in the PVS (DOOM III §2, §3.2).
-	if err := e.writeCmds(w, in.Cmds, cache); err != nil {
-		return err
-	}
-	writeEnd(w)
-
-	// Unreliable events: written once, lost with the snapshot (DOOM III §8).
-	for i := range in.Events {
-		w.WriteBool(true)
-		if err := events.Write(w, &in.Events[i]); err != nil {
-			return fmt.Errorf("snapshot: event %d: %w", i, err)
-		}
-	}
-	w.WriteBool(false)
-	if err := w.Err(); err != nil {
-		return fmt.Errorf("snapshot: %w", err)
 	}
 	return nil
 }
