@@ -105,7 +105,7 @@ func TestAllocs(t *testing.T) {
 	e2.health, e2.vel[0] = 12, 100
 	out := NewWriter(make([]byte, 256))
 	state := make([]byte, 256)
-	dw, dr := NewDeltaWriter(), NewDeltaReader()
+	dw, dr := new(DeltaWriter), new(DeltaReader)
 	dw.Reset(base, baseBits, out, state)
 	writeEntity(dw, &e2)
 	delta, deltaBits := append([]byte(nil), out.Bytes()...), out.Len()
@@ -210,7 +210,7 @@ func benchDelta(b *testing.B, change func(e *entity)) {
 	change(&e)
 	outBuf, state := make([]byte, 256), make([]byte, 256)
 	out := NewWriter(outBuf)
-	d := NewDeltaWriter()
+	d := new(DeltaWriter)
 	b.ReportAllocs()
 	for b.Loop() {
 		out.Reset(outBuf)
@@ -234,12 +234,12 @@ func BenchmarkDeltaRead(b *testing.B) {
 	base, baseBits := bw.Bytes(), bw.Len()
 	e.health, e.origin[0], e.vel[1], e.yaw = 3, 1030, 7, 12
 	out := NewWriter(make([]byte, 256))
-	dw := NewDeltaWriter()
+	dw := new(DeltaWriter)
 	dw.Reset(base, baseBits, out, make([]byte, 256))
 	writeEntity(dw, &e)
 	in := NewReader(out.Bytes(), out.Len())
 	state := make([]byte, 256)
-	d := NewDeltaReader()
+	d := new(DeltaReader)
 	var got entity
 	got.nameRd = make([]byte, 0, 16)
 	b.ReportAllocs()

@@ -3,6 +3,8 @@ package bitmsg
 import (
 	"math"
 	"strings"
+
+	"github.com/snapwire/snapwire/internal/bitlayout"
 )
 
 // DOOM III §5: "The idBitMsgDelta class is initialized with an entity state from the common
@@ -32,14 +34,11 @@ type DeltaWriter struct {
 	st       Writer
 	changed  bool
 	err      error
-	layout   *Layout // RecordLayout's target, or nil
+	layout   *bitlayout.Layout // recordLayout's target, or nil
 	// rec: recording a full state only (no base, no out, a layout): field takes the short path
 	// of recordField.
 	rec bool
 }
-
-// NewDeltaWriter returns a DeltaWriter; call Reset before use.
-func NewDeltaWriter() *DeltaWriter { return &DeltaWriter{} }
 
 // Reset starts an entity: base holds its state in the common base (baseBits bits, clamped to
 // len(base)*8; empty for an entity new to the client), out receives the delta message (nil to
@@ -55,9 +54,10 @@ func (d *DeltaWriter) Reset(base []byte, baseBits int, out *Writer, state []byte
 	d.rec = false
 }
 
-// Changed reports whether any field differed from the base, or the new state's length differs
-// from the base's. An entity that has not changed can be omitted from the snapshot.
-func (d *DeltaWriter) Changed() bool { return d.changed || d.st.Len() != d.baseBits }
+// stateChanged reports whether any field differed from the base, or the new state's length
+// differs from the base's. An entity that has not changed can be omitted from the snapshot
+// (internal/bitlayout's WriterChanged).
+func (d *DeltaWriter) stateChanged() bool { return d.changed || d.st.Len() != d.baseBits }
 
 // State returns the new state written so far and its length in bits; the bytes alias the
 // state buffer given to Reset.
@@ -115,12 +115,12 @@ func (d *DeltaWriter) field(raw uint64, n int) {
 		d.changed = true
 	}
 	if d.layout != nil {
-		d.layout.addFixed(n)
+		d.layout.AddFixed(n)
 	}
 	d.st.writeN(raw, n)
 }
 
-// recordField is field when only the state and its layout are written (RecordLayout with
+// recordField is field when only the state and its layout are written (recordLayout with
 // no base and no out, as a FrameCache encodes an entity once per frame): no base to compare,
 // no flag bits; every field of non-zero width counts as changed, as field finds against an
 // empty base. delta_test.go compares it with the general path.
@@ -131,7 +131,7 @@ func (d *DeltaWriter) recordField(raw uint64, n int) {
 	if n > 0 {
 		d.changed = true
 	}
-	d.layout.addFixed(n)
+	d.layout.AddFixed(n)
 	st := &d.st
 	if n <= 32 && st.err == nil && n <= st.capBits-st.pos*8-st.nacc {
 		st.put(raw&mask(n), n)
@@ -214,8 +214,7 @@ func deltaBytes[T bytestr](d *DeltaWriter, lenBits, maxLen int, p T) {
 		d.changed = true
 	}
 	if d.layout != nil {
-		d.layout.fields = append(d.layout.fields, layoutField{kind: kindBytes, n: uint8(lenBits), length: int32(len(p)), maxLen: int32(maxLen)})
-		d.layout.wide++
+		d.layout.AddBytes(lenBits, len(p), maxLen)
 	}
 	if d.st.reserve(total) {
 		if lenBits > 0 {
@@ -303,9 +302,6 @@ type DeltaReader struct {
 	err      error
 }
 
-// NewDeltaReader returns a DeltaReader; call Reset before use.
-func NewDeltaReader() *DeltaReader { return &DeltaReader{} }
-
 // Reset starts an entity: base holds its state in the common base (baseBits bits, clamped),
 // in is the snapshot being read, positioned at this entity's fields, state receives the new
 // state. in == nil means the entity was omitted because it did not change: every field takes
@@ -319,9 +315,9 @@ func (d *DeltaReader) Reset(base []byte, baseBits int, in *Reader, state []byte)
 	d.err = nil
 }
 
-// Changed reports whether any field was sent (flag 1), or the new state's length differs from
-// the base's.
-func (d *DeltaReader) Changed() bool { return d.changed || d.st.Len() != d.baseBits }
+// stateChanged reports whether any field was sent (flag 1), or the new state's length differs
+// from the base's (internal/bitlayout's ReaderChanged).
+func (d *DeltaReader) stateChanged() bool { return d.changed || d.st.Len() != d.baseBits }
 
 // State returns the new state read so far and its length in bits; the bytes alias the state
 // buffer given to Reset.

@@ -10,23 +10,23 @@ import (
 func deltaEncode(t *testing.T, ops []op, vals []val, base []byte, baseBits int) (msg []byte, msgBits int, state []byte, stateBits int, changed bool) {
 	t.Helper()
 	out := NewWriter(make([]byte, 8192))
-	d := NewDeltaWriter()
+	d := new(DeltaWriter)
 	d.Reset(base, baseBits, out, make([]byte, 8192))
 	writeAll(d, ops, vals)
 	if d.Err() != nil {
 		t.Fatalf("delta write: %v", d.Err())
 	}
 	state, stateBits = d.State()
-	return out.Bytes(), out.Len(), state, stateBits, d.Changed()
+	return out.Bytes(), out.Len(), state, stateBits, d.stateChanged()
 }
 
 // deltaDecode reads with schema ops against base; in == nil reads an omitted entity.
 func deltaDecode(ops []op, base []byte, baseBits int, in *Reader) ([]val, []byte, int, bool, error) {
-	d := NewDeltaReader()
+	d := new(DeltaReader)
 	d.Reset(base, baseBits, in, make([]byte, 8192))
 	vals := readAll(d, ops)
 	state, n := d.State()
-	return vals, state, n, d.Changed(), d.Err()
+	return vals, state, n, d.stateChanged(), d.Err()
 }
 
 // plainState is the state a plain Writer makes for vals: the state format is the plain format.
@@ -44,7 +44,7 @@ func TestDeltaExactBytes(t *testing.T) {
 	base.WriteBits(5, 3)
 	base.WriteUint16(0xBEEF)
 	out := NewWriter(make([]byte, 8))
-	d := NewDeltaWriter()
+	d := new(DeltaWriter)
 	d.Reset(base.Bytes(), base.Len(), out, make([]byte, 8))
 	d.WriteBits(5, 3)     // unchanged: 0
 	d.WriteUint16(0x1234) // changed: 1 + 16 bits
@@ -55,10 +55,10 @@ func TestDeltaExactBytes(t *testing.T) {
 	if got := hex.EncodeToString(st); got != "a59100" || stBits != 19 {
 		t.Errorf("state %s (%d bits), want a59100 (19 bits)", got, stBits)
 	}
-	if !d.Changed() || d.Err() != nil {
-		t.Errorf("Changed %v err %v", d.Changed(), d.Err())
+	if !d.stateChanged() || d.Err() != nil {
+		t.Errorf("Changed %v err %v", d.stateChanged(), d.Err())
 	}
-	r := NewDeltaReader()
+	r := new(DeltaReader)
 	r.Reset(base.Bytes(), base.Len(), NewReader(out.Bytes(), out.Len()), make([]byte, 8))
 	if a, b := r.ReadBits(3), r.ReadUint16(); a != 5 || b != 0x1234 || r.Err() != nil {
 		t.Errorf("read %d %x err %v", a, b, r.Err())
@@ -225,13 +225,13 @@ func TestDeltaReaderErrors(t *testing.T) {
 		t.Errorf("omitted, short base: %v", err)
 	}
 	// State buffer too small.
-	d := NewDeltaReader()
+	d := new(DeltaReader)
 	d.Reset(state, stateBits, nil, make([]byte, 4))
 	readAll(d, sampleOps)
 	if d.Err() != ErrOverflow {
 		t.Errorf("small state buffer: %v", d.Err())
 	}
-	dw := NewDeltaWriter()
+	dw := new(DeltaWriter)
 	dw.Reset(nil, 0, nil, make([]byte, 4))
 	writeAll(dw, sampleOps, sampleVals)
 	if dw.Err() != ErrOverflow {
@@ -264,11 +264,11 @@ func TestDeltaReaderErrors(t *testing.T) {
 // A nil out only builds the new state.
 func TestDeltaWriterNilOut(t *testing.T) {
 	state, stateBits := plainState(t, sampleOps, sampleVals)
-	d := NewDeltaWriter()
+	d := new(DeltaWriter)
 	d.Reset(state, stateBits, nil, make([]byte, 8192))
 	writeAll(d, sampleOps, sampleVals)
 	st, n := d.State()
-	if d.Err() != nil || d.Changed() || !bytes.Equal(st, state) || n != stateBits {
-		t.Errorf("nil out: err %v changed %v", d.Err(), d.Changed())
+	if d.Err() != nil || d.stateChanged() || !bytes.Equal(st, state) || n != stateBits {
+		t.Errorf("nil out: err %v changed %v", d.Err(), d.stateChanged())
 	}
 }

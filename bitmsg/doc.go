@@ -47,7 +47,7 @@
 // DeltaWriter is idBitMsgDelta: seeded with an entity's state in the common base, each Write
 // call is one field, written as a 0 bit when its encoding equals the base's at the same place,
 // else a 1 bit and the encoding; the full new state goes to a second buffer, to be applied to
-// the common base once the snapshot is acknowledged. Changed reports whether the entity may be
-// omitted. DeltaReader reverses it against the same base, and with a nil input rebuilds an
+// the common base once the snapshot is acknowledged. The zero DeltaWriter and DeltaReader are
+// ready for Reset. DeltaReader reverses it against the same base, and with a nil input rebuilds an
 // omitted entity from its base.
 package bitmsg

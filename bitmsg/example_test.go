@@ -48,7 +48,7 @@ func Example() {
 		clientState            = make([]byte, 64)
 		packet                 = make([]byte, 256)
 	)
-	dw, dr := bitmsg.NewDeltaWriter(), bitmsg.NewDeltaReader()
+	dw, dr := new(bitmsg.DeltaWriter), new(bitmsg.DeltaReader)
 	server := player{Health: 100, Origin: [3]float32{512, -64, 24}, Velocity: [3]float32{320, 0, 0}, Yaw: 90}
 
 	snapshot := func(name string) {
@@ -59,7 +59,10 @@ func Example() {
 		if dw.Err() != nil {
 			panic(dw.Err())
 		}
-		changed := dw.Changed()
+		// The entity changed when its new state differs from the base (the snapshot encoder
+		// asks the DeltaWriter the same question).
+		st, nst := dw.State()
+		changed := nst != len(serverBase)*8 || !bytes.Equal(st[:(nst+7)/8], serverBase)
 		// Client: an unchanged entity is omitted from the snapshot (in == nil).
 		var in *bitmsg.Reader
 		sent := 0

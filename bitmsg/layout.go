@@ -1,114 +1,60 @@
 package bitmsg
 
-import "encoding/binary"
+import (
+	"encoding/binary"
 
-// Layouts let a server encode an entity's full state once per game frame and write its delta
-// against many clients' bases without calling the entity's WriteSnapshot again: a DeltaWriter
-// records the layout (each field's width in write order) while it writes the full state, and
-// Writer.WriteDelta replays the delta from the two bit strings and the layout. The output is
+	"github.com/snapwire/snapwire/internal/bitlayout"
+)
+
+// Layouts (internal/bitlayout) let a server encode an entity's full state once per game frame
+// and write its delta against many clients' bases without calling the entity's WriteSnapshot
+// again: a DeltaWriter records the layout (each field's width in write order) while it writes
+// the full state, and writeDelta replays the delta from the two bit strings and the layout. The output is
 // bit for bit what a DeltaWriter seeded with the same base writes (DOOM III §4.2, §5); the
 // DeltaWriter stays the reference (layout_test.go compares them on random schemas and bases).
 
-// fieldKind is the shape of one recorded field.
-type fieldKind uint8
-
-const (
-	kindFixed fieldKind = iota // n bits, 0..64
-	kindBytes                  // n = length-prefix width (0: fixed length), then 8*len bits
-)
-
-// layoutField is one field of a Layout.
-type layoutField struct {
-	kind   fieldKind
-	n      uint8 // kindFixed: width; kindBytes: length-prefix width, 0 for WriteBytes
-	length int32 // kindBytes: bytes in this state
-	maxLen int32 // kindBytes with a prefix: the maximum length (a base's prefix above it is no string)
-}
-
-// Layout is the field layout of one state written through a DeltaWriter (RecordLayout): for
-// each field in write order its width, and for a byte-string field its length-prefix width,
-// maximum length and this state's length, which is what is needed to find the same field in
-// a base whose strings have other lengths. The zero value is an empty layout; Reset reuses the
-// memory.
-type Layout struct {
-	fields []layoutField
-	// narrowBits: the total width of the fixed fields of up to 56 bits; wide: the number of
-	// other fields (byte strings, wider fixed fields). With wide == 0, WriteDelta can check
-	// the whole state's bounds once (writeDeltaNarrow).
-	narrowBits int
-	wide       int
-}
-
-// Reset empties the layout, keeping its memory.
-func (l *Layout) Reset() { l.fields, l.narrowBits, l.wide = l.fields[:0], 0, 0 }
-
-// addFixed records a fixed field of n bits.
-func (l *Layout) addFixed(n int) {
-	l.fields = append(l.fields, layoutField{kind: kindFixed, n: uint8(n)})
-	if n <= 56 {
-		l.narrowBits += n
-	} else {
-		l.wide++
-	}
-}
-
-// Fields returns the number of fields recorded.
-func (l *Layout) Fields() int { return len(l.fields) }
-
-// Bits returns the length of the state the layout describes, in bits.
-func (l *Layout) Bits() int {
-	n := 0
-	for i := range l.fields {
-		f := &l.fields[i]
-		n += int(f.n)
-		if f.kind == kindBytes {
-			n += 8 * int(f.length)
-		}
-	}
-	return n
-}
-
-// RecordLayout makes d record the layout of the state it writes into l (emptied first), until
-// the next Reset. Call it after Reset and before the first field.
-func (d *DeltaWriter) RecordLayout(l *Layout) {
+// recordLayout makes d record the layout of the state it writes into l (emptied first), until
+// the next Reset. Call it after Reset and before the first field. (internal/bitlayout's
+// RecordLayout.)
+func (d *DeltaWriter) recordLayout(l *bitlayout.Layout) {
 	l.Reset()
 	d.layout = l
 	d.rec = d.out == nil && d.baseBits == 0
 }
 
-// WriteDelta writes the delta of a full state against a base: state holds the state's nbits
-// bits as a DeltaWriter with RecordLayout(l) produced them (DeltaWriter.State), base the
+// writeDelta writes the delta of a full state against a base: state holds the state's nbits
+// bits as a DeltaWriter with recordLayout(l) produced them (DeltaWriter.State), base the
 // entity's state in the common base (baseBits bits, clamped to len(base)*8; empty for an entity
 // new to the client). It writes exactly what a DeltaWriter reset with (base, baseBits, w)
 // writes when given the same fields: per field a 0 bit when the base holds the same encoding at
 // the same place, else a 1 bit and the encoding. On overflow it stops with ErrOverflow, like
 // the DeltaWriter, having written a prefix of the fields. state and base may extend past their
 // bit lengths (bytes after are ignored), which lets the reads use whole words.
-func (w *Writer) WriteDelta(l *Layout, state []byte, nbits int, base []byte, baseBits int) {
+func (w *Writer) writeDelta(l *bitlayout.Layout, state []byte, nbits int, base []byte, baseBits int) {
 	if w.err != nil {
 		return
 	}
 	baseBits = min(max(baseBits, 0), len(base)*8)
-	if nbits+len(l.fields) > w.BitsLeft() {
+	if nbits+len(l.Fields) > w.BitsLeft() {
 		// Not room for the worst case (every field changed): check each field.
-		w.writeDelta(l, state, base, baseBits, false)
+		w.writeDeltaAll(l, state, base, baseBits, false)
 		return
 	}
 	// The fastest path: only fixed fields of up to 56 bits, the base at least as long as the
 	// state, and a word to spare after both: no per-field bounds to check.
-	if ln := l.narrowBits; l.wide == 0 && ln <= baseBits && ln>>3+8 <= len(state) && ln>>3+8 <= len(base) {
-		w.writeDeltaNarrow(l.fields, state, base)
+	if ln := l.NarrowBits; l.Wide == 0 && ln <= baseBits && ln>>3+8 <= len(state) && ln>>3+8 <= len(base) {
+		w.writeDeltaNarrow(l.Fields, state, base)
 		return
 	}
 	// The fast path: fixed fields of up to 56 bits whose state and base bits lie a word away
 	// from the ends of their slices are read with one load each; runs of unchanged fields go
 	// out as one put of zeros.
-	fields := l.fields
+	fields := l.Fields
 	sp, bp, zeros := 0, 0, 0
 	for i := range fields {
 		f := &fields[i]
-		n := int(f.n)
-		if f.kind != kindFixed || n > 56 || sp>>3+8 > len(state) || bp>>3+8 > len(base) || n > baseBits-bp {
+		n := int(f.N)
+		if f.Kind != bitlayout.Fixed || n > 56 || sp>>3+8 > len(state) || bp>>3+8 > len(base) || n > baseBits-bp {
 			// Everything else: the general loop from this field on.
 			w.put(0, zeros)
 			w.writeDeltaFrom(fields[i:], state, sp, base, bp, baseBits, true)
@@ -140,17 +86,17 @@ func (w *Writer) WriteDelta(l *Layout, state []byte, nbits int, base []byte, bas
 	w.put(0, zeros)
 }
 
-// writeDeltaNarrow is WriteDelta's loop for a layout of fixed fields of up to 56 bits each,
+// writeDeltaNarrow is writeDelta's loop for a layout of fixed fields of up to 56 bits each,
 // whose state and base (at least as long) have a word to spare after the state's bits. It holds
 // a window of the state's bits and of state XOR base (both from one word load each, at least 57
 // bits) and takes field after field off its low end, reloading when the next field does not
 // fit. Runs of unchanged fields go out as one put of zeros. The worst case must fit in w.
-func (w *Writer) writeDeltaNarrow(fields []layoutField, state, base []byte) {
+func (w *Writer) writeDeltaNarrow(fields []bitlayout.Field, state, base []byte) {
 	p, zeros := uint(0), 0
 	var sw, d uint64 // the state's bits from p on, and state XOR base
 	avail := uint(0) // bits of the window left
 	for i := range fields {
-		n := uint(fields[i].n) & 63
+		n := uint(fields[i].N) & 63
 		if n > avail { // n > 0, so the field starts inside the state: the word is in bounds
 			sh := p & 7
 			sw = binary.LittleEndian.Uint64(state[p>>3:]) >> sh
@@ -185,18 +131,18 @@ func (w *Writer) writeDeltaNarrow(fields []layoutField, state, base []byte) {
 	w.put(0, zeros)
 }
 
-// writeDelta is WriteDelta's general loop; roomy says the worst case fits, else every field
+// writeDeltaAll is writeDelta's general loop; roomy says the worst case fits, else every field
 // reserves its bits.
-func (w *Writer) writeDelta(l *Layout, state, base []byte, baseBits int, roomy bool) {
-	w.writeDeltaFrom(l.fields, state, 0, base, 0, baseBits, roomy)
+func (w *Writer) writeDeltaAll(l *bitlayout.Layout, state, base []byte, baseBits int, roomy bool) {
+	w.writeDeltaFrom(l.Fields, state, 0, base, 0, baseBits, roomy)
 }
 
 // writeDeltaFrom writes fields starting at bit sp of state and bit bp of base.
-func (w *Writer) writeDeltaFrom(fields []layoutField, state []byte, sp int, base []byte, bp, baseBits int, roomy bool) {
+func (w *Writer) writeDeltaFrom(fields []bitlayout.Field, state []byte, sp int, base []byte, bp, baseBits int, roomy bool) {
 	for i := range fields {
 		f := &fields[i]
-		if f.kind == kindFixed {
-			n := int(f.n)
+		if f.Kind == bitlayout.Fixed {
+			n := int(f.N)
 			raw := peekN(state, sp, n)
 			sp += n
 			same := false
@@ -213,14 +159,14 @@ func (w *Writer) writeDeltaFrom(fields []layoutField, state []byte, sp int, base
 			continue
 		}
 		// A byte-string field: find the base's own (baseBytes), compare the bytes.
-		lenBits, n := int(f.n), int(f.length)
+		lenBits, n := int(f.N), int(f.Length)
 		total := lenBits + 8*n
 		bn, ok := n, true
 		if lenBits > 0 {
 			if lenBits <= baseBits-bp {
 				raw := peekN(base, bp, lenBits)
 				bp += lenBits
-				if raw > uint64(f.maxLen) {
+				if raw > uint64(f.MaxLen) {
 					ok = false
 				}
 				bn = int(raw)
@@ -293,12 +239,12 @@ func equalBitRuns(a []byte, pa int, b []byte, pb, n int) bool {
 	return n == 0 || peek(a, pa, n) == peek(b, pb, n)
 }
 
-// AppendSince appends to dst the bits written since bit start (0 <= start <= Len()), packed from
+// appendSince appends to dst the bits written since bit start (0 <= start <= Len()), packed from
 // bit 0 of dst's next byte with the unused bits of the last byte zero, and returns the extended
 // slice and the number of bits. It lets a caller keep what one write produced (a delta) and
 // replay it into another message with WriteBitsFrom. start out of range appends nothing and
 // returns (dst, 0). Appending within dst's capacity allocates nothing.
-func (w *Writer) AppendSince(dst []byte, start int) ([]byte, int) {
+func (w *Writer) appendSince(dst []byte, start int) ([]byte, int) {
 	n := w.Len() - start
 	if start < 0 || n <= 0 {
 		return dst, 0

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/snapwire/snapwire/internal/bitlayout"
 )
 
 // randOps returns a random schema of 0..maxFields fields.
@@ -44,11 +46,11 @@ func randVals(rng *rand.Rand, ops []op) []val {
 
 // fullState writes vals through a DeltaWriter against an empty base, recording the layout,
 // as snapshot.FrameCache does.
-func fullState(t *testing.T, ops []op, vals []val, l *Layout) ([]byte, int) {
+func fullState(t *testing.T, ops []op, vals []val, l *bitlayout.Layout) ([]byte, int) {
 	t.Helper()
-	d := NewDeltaWriter()
+	d := new(DeltaWriter)
 	d.Reset(nil, 0, nil, make([]byte, 8192))
-	d.RecordLayout(l)
+	d.recordLayout(l)
 	writeAll(d, ops, vals)
 	if d.Err() != nil {
 		t.Fatal(d.Err())
@@ -63,13 +65,13 @@ func fullState(t *testing.T, ops []op, vals []val, l *Layout) ([]byte, int) {
 // output overflows.
 func TestWriteDeltaMatchesDeltaWriter(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	var l Layout
+	var l bitlayout.Layout
 	for iter := range 3000 {
 		ops := randOps(rng, 24)
 		vals := randVals(rng, ops)
 		state, nbits := fullState(t, ops, vals, &l)
-		if l.Fields() != len(ops) || l.Bits() != nbits {
-			t.Fatalf("layout %d fields %d bits, want %d, %d", l.Fields(), l.Bits(), len(ops), nbits)
+		if l.Len() != len(ops) || l.Bits() != nbits {
+			t.Fatalf("layout %d fields %d bits, want %d, %d", l.Len(), l.Bits(), len(ops), nbits)
 		}
 		// The base.
 		var base []byte
@@ -118,10 +120,10 @@ func TestWriteDeltaMatchesDeltaWriter(t *testing.T) {
 		want.WriteBits(uint32(iter), 1+iter%7) // not byte aligned
 		got := NewWriter(make([]byte, capBytes))
 		got.WriteBits(uint32(iter), 1+iter%7)
-		d := NewDeltaWriter()
+		d := new(DeltaWriter)
 		d.Reset(base, baseBits, want, make([]byte, 8192))
 		writeAll(d, ops, vals)
-		got.WriteDelta(&l, state, nbits, base, baseBits)
+		got.writeDelta(&l, state, nbits, base, baseBits)
 		if got.Len() != want.Len() || got.Err() != want.Err() || !bytes.Equal(got.Bytes(), want.Bytes()) {
 			t.Fatalf("iter %d: ops %v base %d bits: layout path %d bits %x err %v, DeltaWriter %d bits %x err %v",
 				iter, ops, baseBits, got.Len(), got.Bytes(), got.Err(), want.Len(), want.Bytes(), want.Err())
@@ -129,21 +131,21 @@ func TestWriteDeltaMatchesDeltaWriter(t *testing.T) {
 		if want.Err() == nil {
 			// The DeltaWriter's Changed is the bit-string comparison the encoder uses.
 			same := nbits == baseBits && bitsEqual(state, base, nbits)
-			if same == d.Changed() {
-				t.Fatalf("iter %d: Changed %v but state equal to base %v", iter, d.Changed(), same)
+			if same == d.stateChanged() {
+				t.Fatalf("iter %d: Changed %v but state equal to base %v", iter, d.stateChanged(), same)
 			}
 		}
 	}
 }
 
 func TestWriteDeltaAllocs(t *testing.T) {
-	var l Layout
+	var l bitlayout.Layout
 	state, nbits := fullState(t, sampleOps, sampleVals, &l)
 	base, baseBits := plainState(t, sampleOps[:10], sampleVals[:10])
 	w := NewWriter(make([]byte, 1024))
 	if a := testing.AllocsPerRun(100, func() {
 		w.Reset(w.buf)
-		w.WriteDelta(&l, state, nbits, base, baseBits)
+		w.writeDelta(&l, state, nbits, base, baseBits)
 	}); a != 0 {
 		t.Fatalf("%v allocs", a)
 	}
@@ -155,10 +157,10 @@ func BenchmarkWriteDelta(b *testing.B) {
 	writeEntity(bw, &e)
 	base, baseBits := bw.Bytes(), bw.Len()
 	e.health, e.origin[0], e.vel[1], e.yaw = 3, 1030, 7, 12
-	var l Layout
-	d := NewDeltaWriter()
+	var l bitlayout.Layout
+	d := new(DeltaWriter)
 	d.Reset(nil, 0, nil, make([]byte, 256))
-	d.RecordLayout(&l)
+	d.recordLayout(&l)
 	writeEntity(d, &e)
 	state, nbits := d.State()
 	outBuf := make([]byte, 256)
@@ -166,7 +168,7 @@ func BenchmarkWriteDelta(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		out.Reset(outBuf)
-		out.WriteDelta(&l, state, nbits, base, baseBits)
+		out.writeDelta(&l, state, nbits, base, baseBits)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*entityFields), "ns/field")
 	b.ReportMetric(float64(out.Len()), "bits/entity")
@@ -178,7 +180,7 @@ func BenchmarkWriteDelta(b *testing.B) {
 // encoding per field), for random schemas, also when the state buffer overflows.
 func TestRecordFastPath(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
-	var lf, lg Layout
+	var lf, lg bitlayout.Layout
 	for iter := range 3000 {
 		ops := randOps(rng, 24)
 		vals := randVals(rng, ops)
@@ -186,42 +188,42 @@ func TestRecordFastPath(t *testing.T) {
 		if iter%3 == 0 {
 			size = rng.IntN(40)
 		}
-		fast := NewDeltaWriter()
+		fast := new(DeltaWriter)
 		fast.Reset(nil, 0, nil, make([]byte, size))
-		fast.RecordLayout(&lf)
+		fast.recordLayout(&lf)
 		if !fast.rec {
 			t.Fatal("recording without base and out did not take the fast path")
 		}
 		writeAll(fast, ops, vals)
-		gen := NewDeltaWriter()
+		gen := new(DeltaWriter)
 		out := NewWriter(make([]byte, 1<<14))
 		gen.Reset(nil, 0, out, make([]byte, size))
-		gen.RecordLayout(&lg)
+		gen.recordLayout(&lg)
 		if gen.rec {
 			t.Fatal("recording with an out took the fast path")
 		}
 		writeAll(gen, ops, vals)
 		fs, fn := fast.State()
 		gs, gn := gen.State()
-		if fn != gn || !bytes.Equal(fs, gs) || fast.Changed() != gen.Changed() || fast.Err() != gen.Err() {
+		if fn != gn || !bytes.Equal(fs, gs) || fast.stateChanged() != gen.stateChanged() || fast.Err() != gen.Err() {
 			t.Fatalf("iter %d ops %v: fast %d bits %x changed %v err %v; general %d bits %x changed %v err %v",
-				iter, ops, fn, fs, fast.Changed(), fast.Err(), gn, gs, gen.Changed(), gen.Err())
+				iter, ops, fn, fs, fast.stateChanged(), fast.Err(), gn, gs, gen.stateChanged(), gen.Err())
 		}
-		if fast.Err() == nil && (lf.Fields() != lg.Fields() || lf.Bits() != lg.Bits() || !slicesEqual(lf.fields, lg.fields)) {
-			t.Fatalf("iter %d: layouts differ: %v / %v", iter, lf.fields, lg.fields)
+		if fast.Err() == nil && (lf.Len() != lg.Len() || lf.Bits() != lg.Bits() || !slicesEqual(lf.Fields, lg.Fields)) {
+			t.Fatalf("iter %d: layouts differ: %v / %v", iter, lf.Fields, lg.Fields)
 		}
 	}
 	// Reset ends the fast path: a later entity with a base takes the general one.
-	d := NewDeltaWriter()
+	d := new(DeltaWriter)
 	d.Reset(nil, 0, nil, make([]byte, 64))
-	d.RecordLayout(&lf)
+	d.recordLayout(&lf)
 	d.Reset([]byte{1}, 8, nil, make([]byte, 64))
 	if d.rec {
 		t.Fatal("fast path kept after Reset")
 	}
 }
 
-func slicesEqual(a, b []layoutField) bool {
+func slicesEqual(a, b []bitlayout.Field) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -240,7 +242,7 @@ func slicesEqual(a, b []layoutField) bool {
 func TestWriteDeltaNarrowLong(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	narrow := []opKind{opBits, opInt, opBool, opUint8, opUint16, opUint32, opRangedInt, opRangedFloat, opFloat, opHalf, opAngle16, opAngle8}
-	var l Layout
+	var l bitlayout.Layout
 	ran := 0
 	for iter := range 600 {
 		ops := make([]op, rng.IntN(201))
@@ -260,17 +262,17 @@ func TestWriteDeltaNarrowLong(t *testing.T) {
 		pad := []byte{0xFF, 0, 0x5A, 1, 2, 3, 4, 5, 6}
 		state = append(append([]byte(nil), state...), pad...)
 		base = append(append([]byte(nil), base...), pad...)
-		if l.wide == 0 && l.narrowBits == nbits && nbits <= baseBits {
+		if l.Wide == 0 && l.NarrowBits == nbits && nbits <= baseBits {
 			ran++
 		}
 		want := NewWriter(make([]byte, 8192))
 		want.WriteBits(uint32(iter), 1+iter%7)
 		got := NewWriter(make([]byte, 8192))
 		got.WriteBits(uint32(iter), 1+iter%7)
-		d := NewDeltaWriter()
+		d := new(DeltaWriter)
 		d.Reset(base, baseBits, want, make([]byte, 8192))
 		writeAll(d, ops, vals)
-		got.WriteDelta(&l, state, nbits, base, baseBits)
+		got.writeDelta(&l, state, nbits, base, baseBits)
 		if got.Len() != want.Len() || got.Err() != want.Err() || !bytes.Equal(got.Bytes(), want.Bytes()) {
 			t.Fatalf("iter %d: %d fields, %d%% changed: layout path %d bits, DeltaWriter %d bits", iter, len(ops), p, got.Len(), want.Len())
 		}
@@ -295,7 +297,7 @@ func TestAppendSince(t *testing.T) {
 			n := 1 + rng.IntN(32)
 			w.WriteBits(rng.Uint32(), n)
 		}
-		kept, n := w.AppendSince(make([]byte, 3, 64), start)
+		kept, n := w.appendSince(make([]byte, 3, 64), start)
 		if n != w.Len()-start || len(kept) != 3+(n+7)/8 {
 			t.Fatalf("trial %d: %d bits in %d bytes, want %d bits", trial, n, len(kept), w.Len()-start)
 		}
@@ -311,11 +313,11 @@ func TestAppendSince(t *testing.T) {
 	}
 	w := NewWriter(make([]byte, 8))
 	w.WriteBits(5, 3)
-	if got, n := w.AppendSince(nil, 4); got != nil || n != 0 {
+	if got, n := w.appendSince(nil, 4); got != nil || n != 0 {
 		t.Fatalf("start past Len: %v %d", got, n)
 	}
 	buf := make([]byte, 0, 8)
-	if a := testing.AllocsPerRun(100, func() { buf, _ = w.AppendSince(buf[:0], 1) }); a != 0 {
+	if a := testing.AllocsPerRun(100, func() { buf, _ = w.appendSince(buf[:0], 1) }); a != 0 {
 		t.Fatalf("%v allocations", a)
 	}
 }

@@ -122,9 +122,9 @@ func (w *Writer) WriteBits(v uint32, n int) {
 	w.put(uint64(v)&mask(n), n)
 }
 
-// WriteBits64 writes the low n bits of v, n in 0..64 (else ErrWidth): a caller that gathers
+// writeBits64 writes the low n bits of v, n in 0..64 (else ErrWidth): a caller that gathers
 // several fields in a 64-bit accumulator hands them over in one call.
-func (w *Writer) WriteBits64(v uint64, n int) {
+func (w *Writer) writeBits64(v uint64, n int) {
 	if uint(n) > 64 || w.err != nil || n > w.capBits-w.pos*8-w.nacc {
 		if uint(n) > 64 {
 			w.fail(ErrWidth)

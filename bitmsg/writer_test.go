@@ -264,9 +264,9 @@ func TestWriterErrors(t *testing.T) {
 	}{
 		{"Bits0", func(w *Writer) { w.WriteBits(0, 0) }, ErrWidth},
 		{"Bits33", func(w *Writer) { w.WriteBits(0, 33) }, ErrWidth},
-		{"Bits64Width65", func(w *Writer) { w.WriteBits64(0, 65) }, ErrWidth},
-		{"Bits64Negative", func(w *Writer) { w.WriteBits64(0, -1) }, ErrWidth},
-		{"Bits64Overflow", func(w *Writer) { w.WriteUint64(0); w.WriteBits64(0, 64); w.WriteBits64(1, 1) }, ErrOverflow},
+		{"Bits64Width65", func(w *Writer) { w.writeBits64(0, 65) }, ErrWidth},
+		{"Bits64Negative", func(w *Writer) { w.writeBits64(0, -1) }, ErrWidth},
+		{"Bits64Overflow", func(w *Writer) { w.WriteUint64(0); w.writeBits64(0, 64); w.writeBits64(1, 1) }, ErrOverflow},
 		{"Int1", func(w *Writer) { w.WriteInt(0, 1) }, ErrWidth},
 		{"IntHigh", func(w *Writer) { w.WriteInt(2, 2) }, ErrRange},
 		{"IntLow", func(w *Writer) { w.WriteInt(-3, 2) }, ErrRange},
@@ -385,7 +385,7 @@ func TestWriteBits64(t *testing.T) {
 		for w.Len() < lead {
 			w.WriteBool(true)
 		}
-		w.WriteBits64(v, n)
+		w.writeBits64(v, n)
 		w.WriteBits(0x5, 3)
 		if w.Err() != nil {
 			t.Fatal(w.Err())

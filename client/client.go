@@ -10,26 +10,33 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"math/rand/v2"
 	"net/netip"
 	"time"
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/tokenwire"
+	"github.com/snapwire/snapwire/internal/usercmd"
 	"github.com/snapwire/snapwire/token"
 )
 
-// Sender (one UDP datagram out; pkt is valid only during the call) and
-// SendFunc, which adapts a function to it, are package session's, shared
-// with the server.
-type (
-	Sender   = session.Sender
-	SendFunc = session.SendFunc
-)
+// Sender sends one UDP datagram to an address; pkt is valid only during
+// the call. The client sends every packet through one: a UDP socket in its
+// Runner, a simulated network (package netsim) in tests. The server's
+// Sender has the same method, so one value can serve both.
+type Sender interface {
+	Send(to netip.AddrPort, pkt []byte)
+}
+
+// SendFunc adapts a function to Sender.
+type SendFunc func(to netip.AddrPort, pkt []byte)
+
+// Send implements Sender.
+func (f SendFunc) Send(to netip.AddrPort, pkt []byte) { f(to, pkt) }
 
 // InputSource produces the local player's command for frame f (a human's
 // input or a bot). It is called once per client frame, before the frame is
@@ -67,66 +74,28 @@ type Config struct {
 	// message repeats when they are not known to have arrived [2, so a
 	// command rides in 3 packets] (Quake 3's cl_packetdup).
 	PacketDup int
-	// TargetLead is the lead the clock controller aims at for the
-	// earliest-arriving command in LeadWindow [one frame].
-	TargetLead time.Duration
-	// LeadWindow is the span of lead reports whose minimum the controller
-	// steers [1s].
-	LeadWindow time.Duration
-	// MaxSlew bounds the clock's time dilation: it runs between 1-MaxSlew
-	// and 1+MaxSlew times real time while correcting [0.2].
-	MaxSlew float64
-	// JumpThreshold: a forward correction larger than this is applied at
-	// once (frames are run in a burst) [250ms].
-	JumpThreshold time.Duration
 	// Timeout: the server is considered gone after this long in silence
 	// [the Token's timeout, else 10s].
 	Timeout time.Duration
-	// ConnectRetry is the resend interval of getchallenge/connect [500ms];
-	// ConnectTimeout gives up [10s].
-	ConnectRetry, ConnectTimeout time.Duration
-	// Channel configures the message channel.
-	Channel netchan.Config
+	// ConnectTimeout: Connect gives up after this long without an
+	// accept [10s].
+	ConnectTimeout time.Duration
 	// Token is the connect token a secure server requires (package token):
 	// its private part rides in connect, and its session keys encrypt the
 	// channel. Without it the client uses the insecure handshake.
 	Token *token.Token
-	// Seed is kept for reproducible set-ups; the connect nonce comes from
-	// crypto/rand, so an off-path attacker cannot guess it and forge an
-	// answer.
-	Seed uint64
 	// SmoothDecay is the fraction of the render correction offset kept
 	// per frame [0.85: half gone in about 4 frames].
 	SmoothDecay float32
-	// PredictionWindow is the number of frames of recorded predicted
-	// positions [256].
-	PredictionWindow int
 	// CoarseStep, 2 or more, re-predicts in steps of this many frames
-	// (DOOM III §8, coarse.go) when a snapshot leaves more than CoarseAfter
-	// frames to re-predict and the game implements game.CoarseStepper: the
+	// (DOOM III §8, coarse.go) when a snapshot leaves frames to re-predict and the game implements game.CoarseStepper: the
 	// local player's entity still runs every frame, the others advance
 	// CoarseStep frames at a time. 0 or 1 re-predicts frame by frame [off].
 	CoarseStep int
-	// CoarseAfter: re-predictions of up to this many frames run frame by
-	// frame even with CoarseStep [0: every re-prediction is stepped].
-	CoarseAfter int
-	// OnEvent, if set, sees every event the client receives, before it is
-	// passed to its entity.
-	OnEvent func(ev *game.Event, reliable bool)
-	// OnSnapshot, if set, is called after a snapshot has been written into
-	// the world and before re-prediction: the world holds the server's
-	// states of frame s.Header.Frame for the entities in s.PVS. s is valid
-	// only during the call.
-	OnSnapshot func(s *snapshot.Snapshot)
-	// OnApply, if set, is called after each "apply S" with the client's
-	// base.
-	OnApply func(seq snapshot.Seq, base *snapshot.CommonBase)
-	// OnSnapshotData, if set, is called with each snapshot's bit stream
-	// as received (the snapshot layout of docs/PROTOCOL.md, after the game
-	// id, padded to a byte) and the base it is about to be decoded
-	// against, before decoding: for tools that measure or dump what
-	// snapshots spend. Both are valid only during the call.
-	OnSnapshotData func(data []byte, base *snapshot.CommonBase)
+
+	// hooks are the internal settings and callbacks of package
+	// internal/clienthook (tests, harnesses, tools).
+	hooks clienthook.Hooks
 }
 
 func (c *Config) defaults() {
@@ -138,20 +107,21 @@ func (c *Config) defaults() {
 	} else if c.PacketDup == 0 {
 		c.PacketDup = 2
 	}
-	if c.LeadWindow <= 0 {
-		c.LeadWindow = time.Second
+	h := &c.hooks
+	if h.LeadWindow <= 0 {
+		h.LeadWindow = time.Second
 	}
-	if c.MaxSlew <= 0 || c.MaxSlew > 0.9 {
-		c.MaxSlew = 0.2
+	if h.MaxSlew <= 0 || h.MaxSlew > 0.9 {
+		h.MaxSlew = 0.2
 	}
-	if c.JumpThreshold <= 0 {
-		c.JumpThreshold = 250 * time.Millisecond
+	if h.JumpThreshold <= 0 {
+		h.JumpThreshold = 250 * time.Millisecond
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = 10 * time.Second
 	}
-	if c.ConnectRetry <= 0 {
-		c.ConnectRetry = 500 * time.Millisecond
+	if h.ConnectRetry <= 0 {
+		h.ConnectRetry = 500 * time.Millisecond
 	}
 	if c.ConnectTimeout <= 0 {
 		c.ConnectTimeout = 10 * time.Second
@@ -159,8 +129,8 @@ func (c *Config) defaults() {
 	if c.SmoothDecay <= 0 || c.SmoothDecay >= 1 {
 		c.SmoothDecay = 0.85
 	}
-	if c.PredictionWindow <= 0 {
-		c.PredictionWindow = 256
+	if h.PredictionWindow <= 0 {
+		h.PredictionWindow = 256
 	}
 }
 
@@ -229,7 +199,7 @@ func (e *Quake3Error) Error() string {
 }
 
 // RefusedError is the server's refusal or disconnect reason.
-type RefusedError struct{ Reason session.Reason }
+type RefusedError struct{ Reason Reason }
 
 func (e *RefusedError) Error() string { return "client: server: " + e.Reason.String() }
 
@@ -303,7 +273,6 @@ type Client struct {
 	reg   *game.Registry
 	input InputSource
 	send  Sender
-	rng   *rand.Rand
 
 	state   State
 	err     error
@@ -375,17 +344,19 @@ type Client struct {
 	sentN        int
 	knownArrived game.Frame
 	lastSentLast game.Frame
-	msg          game.UserCmdMessage
+	msg          usercmd.Message
 
 	// Smoothing and statistics.
 	offsets *smoothing
 	before  []posRec // positions shown before a snapshot's correction
 	preds   []predFrame
-	stats   Stats
-	evbuf   [game.MaxEventBytes]byte
-	evr     bitmsg.Reader
-	relEv   game.Event
-	emitFn  func([]byte) // c.emit, bound once (a method value allocates)
+	stats   clienthook.Counters
+	// predSelf and predOthers are Stats.Self and Stats.Others.
+	predSelf, predOthers PredictionError
+	evbuf                [game.MaxEventBytes]byte
+	evr                  bitmsg.Reader
+	relEv                game.Event
+	emitFn               func([]byte) // c.emit, bound once (a method value allocates)
 	// pathChallenge is the server's last path challenge, echoed after the
 	// packet that carried it when pathDue.
 	pathChallenge uint64
@@ -393,66 +364,31 @@ type Client struct {
 	pathBuf       [session.ClientHeaderLen + session.PathChallengeLen]byte
 }
 
-// Stats are the client's figures for the demo.
+// Stats are the client's figures a game shows (a net graph, a HUD line):
+// the connection, the frames, snapshots received and lost, the prediction
+// error and the channel's round trip and bytes. The tests and tools read
+// more (internal/clienthook's Counters).
 type Stats struct {
 	State       State
 	Frame       game.Frame // the client's predicted frame
 	ServerFrame game.Frame // frame of the last snapshot
-	// Lead is the server's last report of how early commands arrive;
-	// LeadTarget what the controller aims for; ClockShift the total
-	// correction applied to the clock.
-	Lead, ClockShift  time.Duration
-	Duplicated        uint64 // commands the server duplicated (sum of snapshot headers)
+	// Lead is the server's last report of how early commands arrive (DOOM
+	// III §2, fig. 4): the client's clock aims to keep it small and
+	// positive.
+	Lead              time.Duration
 	SnapshotsReceived uint64
 	SnapshotsLost     uint64 // sequence gaps (lost or dropped late; the server counts skipped ones)
-	WrongGame         uint64 // snapshots of another game id, ignored
-	DecodeErrors      uint64
-	ApplyErrors       uint64
-	// BaseMismatches counts "apply S" whose server base hash differs from
-	// the client's after applying (Config.VerifyBase on the server); it
-	// must stay 0 (DOOM III §4.2).
-	BaseMismatches, BaseChecks uint64
-	CommandPackets             uint64
-	CommandsSent               uint64 // commands written, repeats included
-	ReliableEvents             uint64
-	UnreliableEvents           uint64
-	LoadGames                  uint64
-	Repredicted                uint64 // frames re-run after snapshots
-	ClockResets                uint64 // the clock restarted: a snapshot came more than the command ring behind it
-
-	// RepredictedSteps counts the entity steps of re-prediction: for each
-	// frame re-run, the entities of the PVS it advanced (all of them frame
-	// by frame; with Config.CoarseStep the local player's every frame and
-	// the others once per step). CoarseRepredictions counts the
-	// re-predictions run in steps.
-	RepredictedSteps    uint64
-	CoarseRepredictions uint64
-
-	// Corrections counts the entities whose shown position a snapshot
-	// moved (after re-prediction), CorrectionSum the lengths of those
-	// jumps in world units: what render smoothing (VisualOffset) blends out.
-	Corrections   uint64
-	CorrectionSum float64
-	// Applies counts the "apply S" messages applied to the common base
-	// (DOOM III §4.2); SnapshotBytes the bytes of the snapshots received
-	// (after the game id, before decoding, as OnSnapshotData sees them).
-	Applies       uint64
-	SnapshotBytes uint64
-	// Refusals counts the refusals of the handshake that matched its
-	// nonce: those the client retried after, waited on, or believed.
-	Refusals uint64
-	// HandshakeAuthFailures counts sealed accepts for this handshake that
-	// did not authenticate with the token's key (forged or corrupted).
-	HandshakeAuthFailures uint64
-	// PathResponses counts the server's path challenges echoed (its check
-	// that the client receives at a new address).
-	PathResponses uint64
 	// Prediction error at snapshot frames: the distance between the
 	// position predicted for the frame (recorded when the client first
 	// reached it) and the snapshot's; Self for the local player, Others
 	// for every other entity with a position.
 	Self, Others PredictionError
-	Channel      netchan.Stats
+	// RTT is the channel's smoothed round-trip time (RFC 6298 smoothing;
+	// it includes the time the server waits before its next packet), zero
+	// until an acknowledgement; BytesIn and BytesOut count the UDP payload
+	// bytes received and sent (without the 28 of UDP/IP).
+	RTT               time.Duration
+	BytesIn, BytesOut uint64
 }
 
 // PredictionError accumulates prediction errors.
@@ -492,13 +428,12 @@ func New(cfg Config, g game.Game, input InputSource, send Sender) (*Client, erro
 	}
 	c := &Client{
 		cfg: cfg, g: g, reg: g.Registry(), input: input, send: send,
-		rng:     rand.New(rand.NewPCG(cfg.Seed, 0xc11e47)),
 		codec:   snapshot.NewStateCodec(),
 		buf:     make([]byte, 4096),
 		dormant: new([game.MaxEntities]dormant),
 		interp:  make(map[game.EntityNum]*interpState),
 		offsets: new(smoothing),
-		preds:   make([]predFrame, cfg.PredictionWindow),
+		preds:   make([]predFrame, cfg.hooks.PredictionWindow),
 	}
 	c.emitFn = c.emit
 	return c, nil
@@ -533,9 +468,6 @@ func (c *Client) FrameFraction() float32 {
 	return min(max(f, 0), 1)
 }
 
-// PVS is a copy of the PVS of the last snapshot: the entities to render.
-func (c *Client) PVS() snapshot.PVS { return c.pvs }
-
 // Visible yields the entities of the last snapshot's PVS in ascending
 // order (the PVS without copying it).
 func (c *Client) Visible() iter.Seq[game.EntityNum] { return c.pvs.All() }
@@ -543,11 +475,8 @@ func (c *Client) Visible() iter.Seq[game.EntityNum] { return c.pvs.All() }
 // InPVS reports whether entity n is in the last snapshot's PVS.
 func (c *Client) InPVS(n game.EntityNum) bool { return c.pvs.Has(n) }
 
-// CopyBase copies the client's common base into dst (false, dst
-// untouched, before the game is loaded). The base itself stays the
-// client's: a caller that changed it would break the common base both ends
-// keep in step (DOOM III §4.2).
-func (c *Client) CopyBase(dst *snapshot.CommonBase) bool {
+// copyBase is clienthook.CopyBase.
+func (c *Client) copyBase(dst *snapshot.CommonBase) bool {
 	if c.dec == nil {
 		return false
 	}
@@ -580,13 +509,30 @@ func (c *Client) Entity(n game.EntityNum) (e game.Entity, typ game.TypeID, visib
 
 // Stats returns the client's statistics.
 func (c *Client) Stats() Stats {
-	st := c.stats
-	st.State, st.Frame, st.ServerFrame = c.state, c.cf, c.snapFrame
-	st.ClockShift = c.shift
+	st := Stats{
+		State: c.state, Frame: c.cf, ServerFrame: c.snapFrame, Lead: c.stats.Lead,
+		SnapshotsReceived: c.stats.SnapshotsReceived, SnapshotsLost: c.stats.SnapshotsLost,
+		Self: c.predSelf, Others: c.predOthers,
+	}
 	if c.ch != nil {
-		st.Channel = c.ch.Stats()
+		ch := c.ch.Stats()
+		st.RTT, st.BytesIn, st.BytesOut = ch.RTT, ch.BytesIn, ch.BytesOut
 	}
 	return st
+}
+
+// counters is clienthook.CountersOf.
+func (c *Client) counters() clienthook.Counters {
+	st := c.stats
+	st.ClockShift = c.shift
+	return st
+}
+
+func (c *Client) channelStats() netchan.Stats {
+	if c.ch == nil {
+		return netchan.Stats{}
+	}
+	return c.ch.Stats()
 }
 
 // modeUnset marks a type without an override in Client.modes.
@@ -643,9 +589,6 @@ func (c *Client) mode(n game.EntityNum, t game.TypeID) game.PredictionMode {
 	return c.TypeMode(t)
 }
 
-// LeadTarget is the clock controller's current target for the lowest lead.
-func (c *Client) LeadTarget() time.Duration { return c.target }
-
 // Next is when the client next has something to do (a frame, a command
 // message, a retry); a driver may call Advance earlier.
 func (c *Client) Next() time.Duration {
@@ -659,7 +602,7 @@ func (c *Client) Next() time.Duration {
 		n := c.nextSend
 		if c.clockSet {
 			ahead := time.Duration(c.cf+1)*c.frameDur - c.clock
-			if t := c.lastNow + time.Duration(float64(ahead)/(1+c.cfg.MaxSlew)); t < n {
+			if t := c.lastNow + time.Duration(float64(ahead)/(1+c.cfg.hooks.MaxSlew)); t < n {
 				n = t
 			}
 		}

@@ -6,7 +6,7 @@ import "github.com/snapwire/snapwire/game"
 // from has been written into the world (DOOM III §2, fig. 5).
 //
 // With Config.CoarseStep k >= 2, a game that implements
-// game.CoarseStepper and more than Config.CoarseAfter frames to re-run, it
+// game.CoarseStepper and more than clienthook.Hooks.CoarseAfter frames to re-run, it
 // takes larger steps through time (DOOM III §8: "multiple frames could be
 // merged to step through time more quickly ... on a per entity basis"):
 // the local player's entity runs every frame with its own command of that
@@ -20,7 +20,7 @@ func (c *Client) repredict(from game.Frame) {
 	ents := uint64(c.pvs.Len())
 	cs, ok := c.g.(game.CoarseStepper)
 	k := c.cfg.CoarseStep
-	if !ok || k < 2 || n <= c.cfg.CoarseAfter {
+	if !ok || k < 2 || n <= c.cfg.hooks.CoarseAfter {
 		for f := from + 1; f <= c.cf; f++ {
 			c.predict(f)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/netsim"
@@ -130,12 +131,12 @@ func worldBytes(t *testing.T, g *testgame.Game) []byte {
 // predictions, corrections and worlds would differ), a default CoarseStep.
 func TestCoarseStepOffByDefault(t *testing.T) {
 	plain, _ := coarseSim(t, client.Config{}, false, 0)
-	wrapped, gs := coarseSim(t, client.Config{CoarseAfter: 3}, true, 0)
+	wrapped, gs := coarseSim(t, coarseAfter(3), true, 0)
 	for i := range plain.cls {
 		if gs[i].calls != 0 {
 			t.Errorf("client %d: %d coarse frames with CoarseStep unset", i, gs[i].calls)
 		}
-		a, b := plain.cls[i].c.Stats(), wrapped.cls[i].c.Stats()
+		a, b := clienthook.CountersOf(plain.cls[i].c), clienthook.CountersOf(wrapped.cls[i].c)
 		if a != b {
 			t.Errorf("client %d: stats differ:\n%+v\n%+v", i, a, b)
 		}
@@ -167,7 +168,8 @@ func TestCoarseStepReducesRepredictionWork(t *testing.T) {
 	off, _ := coarseSim(t, client.Config{}, false, 0)
 	on, gs := coarseSim(t, client.Config{CoarseStep: 3}, true, 3)
 	for i := range on.cls {
-		a, b := off.cls[i].c.Stats(), on.cls[i].c.Stats()
+		a, b := clienthook.CountersOf(off.cls[i].c), clienthook.CountersOf(on.cls[i].c)
+		pa, pb := off.cls[i].c.Stats(), on.cls[i].c.Stats()
 		g := gs[i]
 		for _, w := range g.wrong {
 			t.Errorf("client %d: %s", i, w)
@@ -178,12 +180,20 @@ func TestCoarseStepReducesRepredictionWork(t *testing.T) {
 		perA := float64(a.RepredictedSteps) / float64(a.Repredicted)
 		perB := float64(b.RepredictedSteps) / float64(b.Repredicted)
 		t.Logf("client %d: %.2f entity steps a re-predicted frame frame by frame, %.2f in steps of 3; others' error %.3f and %.3f, own %.3f and %.3f",
-			i, perA, perB, a.Others.Mean(), b.Others.Mean(), a.Self.Mean(), b.Self.Mean())
+			i, perA, perB, pa.Others.Mean(), pb.Others.Mean(), pa.Self.Mean(), pb.Self.Mean())
 		if perB > 0.5*perA {
 			t.Errorf("client %d: %.2f entity steps a frame in steps of 3, %.2f frame by frame", i, perB, perA)
 		}
-		if b.Others.Mean() > a.Others.Mean()+1 || b.Self.Mean() > a.Self.Mean()+1 {
-			t.Errorf("client %d: prediction error %.3f (own %.3f) in steps, %.3f (%.3f) frame by frame", i, b.Others.Mean(), b.Self.Mean(), a.Others.Mean(), a.Self.Mean())
+		if pb.Others.Mean() > pa.Others.Mean()+1 || pb.Self.Mean() > pa.Self.Mean()+1 {
+			t.Errorf("client %d: prediction error %.3f (own %.3f) in steps, %.3f (%.3f) frame by frame", i, pb.Others.Mean(), pb.Self.Mean(), pa.Others.Mean(), pa.Self.Mean())
 		}
 	}
+}
+
+// coarseAfter is a client configuration whose re-predictions of up to n
+// frames run frame by frame even with CoarseStep.
+func coarseAfter(n int) client.Config {
+	var cfg client.Config
+	clienthook.Set(&cfg, clienthook.Hooks{CoarseAfter: n})
+	return cfg
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/netsim"
@@ -52,7 +53,7 @@ func parseRecords(reg *game.Registry, data []byte, base *snapshot.CommonBase) (s
 	}
 	var recs []entityRecord
 	next := 0
-	dr := bitmsg.NewDeltaReader()
+	dr := new(bitmsg.DeltaReader)
 	for {
 		// Next code: "0" = skip 0; "1" and ExpGolomb(v): v = 0 ends the list,
 		// else skip v. ExpGolomb: n zeros, a one, n bits: v = 1<<n + bits - 1.
@@ -79,7 +80,7 @@ func parseRecords(reg *game.Registry, data []byte, base *snapshot.CommonBase) (s
 		next++
 		typ, bstate, bbits := base.Entity(rec.num)
 		if rec.spawn {
-			typ = game.TypeID(r.ReadBits(reg.TypeBits()))
+			typ = game.TypeID(r.ReadBits(snapshot.TypeBits(reg)))
 			bstate, bbits = nil, 0
 		}
 		rec.header = r.Pos() - start
@@ -152,7 +153,8 @@ func TestEntityCostBits(t *testing.T) {
 	}
 	var ph *phaseStats
 	var prevIn bool
-	ccfg := client.Config{OnSnapshotData: func(data []byte, base *snapshot.CommonBase) {
+	var ccfg client.Config
+	clienthook.Set(&ccfg, clienthook.Hooks{OnSnapshotData: func(data []byte, base *snapshot.CommonBase) {
 		pvs, recs, err := parseRecords(reg, data, base)
 		if err != nil {
 			t.Errorf("parse: %v", err)
@@ -196,7 +198,7 @@ func TestEntityCostBits(t *testing.T) {
 		if in && !written {
 			ph.idleInPVS++
 		}
-	}}
+	}})
 	s.addClient(0, botStill, ccfg)
 	s.run(3 * time.Second)
 	de, _ := s.sg.Entity(door)

@@ -15,7 +15,7 @@
 // Each client frame samples a command from the InputSource. Command
 // messages (CmdRate, 60 Hz by default) carry the game id and the last
 // snapshot received (the acknowledgement for the common base, §4.2), then a
-// game.UserCmdMessage: the commands from the oldest not known to have
+// usercmd.Message: the commands from the oldest not known to have
 // arrived (a command is known to have arrived when the server acknowledged
 // a channel message that carried it) to the newest, limited to the last
 // PacketDup+1 packets' worth (Quake 3's cl_packetdup), each
@@ -27,12 +27,13 @@
 // before the server needs them. The first snapshot starts the clock one
 // round trip plus the target lead ahead of the snapshot's frame; then the
 // server's lead reports steer it (see steer in predict.go for the control
-// law): the lowest lead over the last LeadWindow, corrected for the clock
-// shifts made since those commands were sampled, is driven to TargetLead
-// (one frame) by time dilation of at most ±MaxSlew (20%), or a jump for a
-// large forward correction. The margin over the target therefore follows
-// the jitter. Settling takes LeadWindow plus the change divided by MaxSlew:
-// under 2 s for latency changes up to 200 ms.
+// law): the lowest lead over the last second (LeadWindow), corrected for
+// the clock shifts made since those commands were sampled, is driven to one
+// frame (TargetLead) by time dilation of at most ±20% (MaxSlew), or a jump
+// for a large forward correction. The margin over the target therefore
+// follows the jitter. Settling takes LeadWindow plus the change divided by
+// MaxSlew: under 2 s for latency changes up to 200 ms. The controller's
+// settings are the tests' (internal/clienthook's Hooks), not a game's.
 //
 // # Prediction (§2, fig. 5; Fiedler 2010)
 //
@@ -57,15 +58,18 @@
 // dropped once below 0.001): the renderer adds it to blend corrections out.
 // Interpolated entities get offsets too, when a snapshot arriving early
 // restarts their interpolation from a point other than the one on screen.
-// Positions come from the optional Positioner interface. PredictedPosition returns what the client
-// showed for an entity at a frame (last PredictionWindow frames), and Stats
-// the prediction error at each snapshot frame (self and others), the lead,
-// duplicated commands, snapshots received and lost, channel figures, and
-// the live invariant checks: BaseMismatches (the server's base hash in each
-// "apply S", Config.VerifyBase) and decode/apply errors, all of which must
-// stay 0. Entity states are compared with the server's by the tests
-// (OnSnapshot hook), not on the wire; OnSnapshotData shows each snapshot's
-// bit stream before decoding, for tools that measure what it spends.
+// Positions come from the optional Positioner interface. ShownTime returns
+// the time of the state the client showed for an entity at a frame (the
+// last 256 frames), and Stats the prediction error at each snapshot frame
+// (self and others), the lead, snapshots received and lost, the round-trip
+// time and bytes. The tests read more through internal/clienthook: the
+// positions shown, duplicated commands, re-prediction work, and the live
+// invariant checks: BaseMismatches (the server's base hash in each "apply
+// S", Config.VerifyBase) and decode/apply errors, all of which must stay 0. Entity states are compared with the server's by the
+// tests, not on the wire: package internal/clienthook gives them the
+// decoded snapshots, the common base and the channel's figures, and shows
+// each snapshot's bit stream before decoding to tools that measure what it
+// spends.
 //
 // # Allocation
 //

@@ -7,6 +7,7 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/netsim"
 	"github.com/snapwire/snapwire/server"
@@ -17,7 +18,7 @@ import (
 func checkInvariants(t *testing.T, s *sim) {
 	t.Helper()
 	for i, sc := range s.cls {
-		st := sc.c.Stats()
+		st := clienthook.CountersOf(sc.c)
 		if sc.c.State() != client.Connected {
 			t.Errorf("client %d: state %v err %v", i, sc.c.State(), sc.c.Err())
 		}
@@ -49,7 +50,7 @@ func TestEightClientsLossy(t *testing.T) {
 	checkInvariants(t, s)
 	var recv, ev uint64
 	for _, sc := range s.cls {
-		st := sc.c.Stats()
+		st := clienthook.CountersOf(sc.c)
 		recv += st.SnapshotsReceived
 		ev += st.UnreliableEvents
 	}
@@ -109,7 +110,7 @@ func TestLeadSettles(t *testing.T) {
 		after := serverCounts(s)[0]
 		lead := s.cls[0].c.Stats().Lead
 		t.Logf("latency %v: lead %v after 2 s, shift %v; next 2 s: %d frames %d early %d dup",
-			lat, lead, s.cls[0].c.Stats().ClockShift, after.run-before.run, after.early-before.early, after.dup-before.dup)
+			lat, lead, clienthook.CountersOf(s.cls[0].c).ClockShift, after.run-before.run, after.early-before.early, after.dup-before.dup)
 		if after.dup != before.dup || after.early-before.early != after.run-before.run {
 			t.Errorf("latency %v: commands late after settling", lat)
 		}
@@ -227,7 +228,7 @@ func TestLateJoinerDoors(t *testing.T) {
 		step(s.now + 10*time.Millisecond)
 	}
 	step(s.now + 300*time.Millisecond)
-	if got := late.c.Stats().ReliableEvents; got < uint64(saved) {
+	if got := clienthook.CountersOf(late.c).ReliableEvents; got < uint64(saved) {
 		t.Errorf("the late joiner has %d reliable events, the server kept %d saved ones", got, saved)
 	}
 	var checks, outOfSight, savedOnly, mismatches int

@@ -54,9 +54,9 @@ func Example() {
 	mine, _, _ := cli.Entity(game.EntityNum(cli.ClientNum()))
 	theirs, _ := world.Entity(game.EntityNum(cli.ClientNum()))
 	st := cli.Stats()
-	fmt.Printf("%v: %d snapshots, %d lost, %d applied, base mismatches %d/%d\ndot: %d, server's %d\n", st.State, st.SnapshotsReceived,
-		st.SnapshotsLost, st.Applies, st.BaseMismatches, st.BaseChecks, mine.(*guide.Dot).X, theirs.(*guide.Dot).X)
+	fmt.Printf("%v: %d snapshots, %d lost\ndot: %d, server's %d\n", st.State, st.SnapshotsReceived,
+		st.SnapshotsLost, mine.(*guide.Dot).X, theirs.(*guide.Dot).X)
 	// Output:
-	// connected: 64 snapshots, 13 lost, 62 applied, base mismatches 0/62
+	// connected: 64 snapshots, 13 lost
 	// dot: 68, server's 68
 }

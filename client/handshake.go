@@ -20,12 +20,11 @@ import (
 // docs/PROTOCOL.md ("Session protocol")): getchallenge, challenge, connect, accept.
 func (c *Client) Connect(now time.Duration, addr netip.AddrPort) {
 	c.server = addr
+	// The nonce comes from crypto/rand, so an off-path attacker cannot
+	// guess it and forge an answer (crypto/rand.Read does not fail).
 	var nonce [8]byte
-	if _, err := crand.Read(nonce[:]); err != nil {
-		c.nonce = c.rng.Uint64()
-	} else {
-		c.nonce = binary.LittleEndian.Uint64(nonce[:])
-	}
+	_, _ = crand.Read(nonce[:])
+	c.nonce = binary.LittleEndian.Uint64(nonce[:])
 	c.state = Challenging
 	c.tries = 0
 	c.err = nil
@@ -41,7 +40,7 @@ func (c *Client) sendOOB(payload []byte) {
 }
 
 func (c *Client) sendHandshake(now time.Duration) {
-	c.retryAt = now + c.cfg.ConnectRetry
+	c.retryAt = now + c.cfg.hooks.ConnectRetry
 	c.tries++
 	switch c.state {
 	case Challenging:
@@ -79,7 +78,7 @@ func (c *Client) handleConnectionless(now time.Duration, p []byte) {
 				c.fail(&Quake3Error{Server: c.server, Reply: reply})
 			} else if c.believeAt == 0 {
 				c.quake3 = reply
-				c.believeAt = min(now+c.cfg.ConnectRetry, c.deadline)
+				c.believeAt = min(now+c.cfg.hooks.ConnectRetry, c.deadline)
 			}
 			return
 		}
@@ -146,7 +145,7 @@ func (c *Client) handleConnectionless(now time.Duration, p []byte) {
 func (c *Client) accepted(now time.Duration, m session.Accept, keys *netchan.Keys) {
 	c.me = m.Client
 	c.frameDur = time.Duration(m.FrameDur) * time.Microsecond
-	cfg := c.cfg.Channel
+	cfg := c.cfg.hooks.Channel
 	cfg.Keys = keys
 	c.ch = netchan.New(cfg, m.ConnID)
 	c.state = Connected
@@ -189,12 +188,12 @@ func (c *Client) refused(now time.Duration, why session.Reason, sealed bool) {
 		if why == session.ReasonBadCookie {
 			c.state = Challenging
 		}
-		c.retryAt = max(c.retryAt, now+2*c.cfg.ConnectRetry)
+		c.retryAt = max(c.retryAt, now+2*c.cfg.hooks.ConnectRetry)
 	case c.cfg.Token == nil || sealed:
-		c.fail(&RefusedError{Reason: why})
+		c.fail(&RefusedError{Reason: Reason(why)})
 	case c.believeAt == 0:
 		c.lasting = why
-		c.believeAt = min(now+c.cfg.ConnectRetry, c.deadline)
+		c.believeAt = min(now+c.cfg.hooks.ConnectRetry, c.deadline)
 		c.retryAt = max(c.retryAt, c.believeAt) // the accept, if any, is on its way
 	}
 }
@@ -205,13 +204,13 @@ func (c *Client) refused(now time.Duration, why session.Reason, sealed bool) {
 func (c *Client) handshakeTimers(now time.Duration) {
 	switch {
 	case now >= c.deadline && c.refusal != session.ReasonNone:
-		c.fail(&RefusedError{Reason: c.refusal})
+		c.fail(&RefusedError{Reason: Reason(c.refusal)})
 	case (now >= c.deadline || (c.believeAt != 0 && now >= c.believeAt)) && c.quake3 != "" && c.lasting == session.ReasonNone:
 		c.fail(&Quake3Error{Server: c.server, Reply: c.quake3})
 	case now >= c.deadline:
 		c.fail(&NoAnswerError{Server: c.server, After: c.cfg.ConnectTimeout, State: c.state})
 	case c.believeAt != 0 && now >= c.believeAt:
-		c.fail(&RefusedError{Reason: c.lasting})
+		c.fail(&RefusedError{Reason: Reason(c.lasting)})
 	case now >= c.retryAt:
 		c.sendHandshake(now)
 	}

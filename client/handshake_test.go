@@ -23,7 +23,7 @@ func TestRefusedAndTimeouts(t *testing.T) {
 	good := s.addClient(1, botLane, client.Config{Password: "secret", Timeout: 2 * time.Second})
 	s.run(2 * time.Second)
 	var ref *client.RefusedError
-	if bad.c.State() != client.Disconnected || !errors.As(bad.c.Err(), &ref) || ref.Reason != session.ReasonWrongPassword {
+	if bad.c.State() != client.Disconnected || !errors.As(bad.c.Err(), &ref) || ref.Reason != client.ReasonWrongPassword {
 		t.Fatalf("wrong password: %v %v", bad.c.State(), bad.c.Err())
 	}
 	if good.c.State() != client.Connected {
@@ -61,7 +61,7 @@ func TestKick(t *testing.T) {
 	}
 	s.run(3 * time.Second)
 	var ref *client.RefusedError
-	if !errors.As(sc.c.Err(), &ref) || ref.Reason != session.ReasonKicked {
+	if !errors.As(sc.c.Err(), &ref) || ref.Reason != client.ReasonKicked {
 		t.Fatalf("kicked client: %v %v", sc.c.State(), sc.c.Err())
 	}
 }
@@ -99,7 +99,7 @@ func pair(t testing.TB, d time.Duration) (*client.Client, [][]byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.New(client.Config{Seed: 1}, testgame.New(), client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{Forward: 9} }),
+	c, err := client.New(client.Config{}, testgame.New(), client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{Forward: 9} }),
 		client.SendFunc(func(to netip.AddrPort, p []byte) {
 			if len(p) > 1500 {
 				t.Fatalf("client sent %d bytes", len(p))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/testgame"
@@ -154,7 +155,7 @@ func TestHostileEndlessReloads(t *testing.T) {
 // Guards against: accessors returning the client's own PVS or base.
 func TestAccessorsReturnCopies(t *testing.T) {
 	r := newHostileRig(t)
-	pvs := r.c.PVS()
+	pvs := clienthook.PVS(r.c)
 	n := 0
 	for range r.c.Visible() {
 		n++
@@ -173,7 +174,7 @@ func TestAccessorsReturnCopies(t *testing.T) {
 	}
 	h, ok := r.c.BaseHash()
 	base := snapshot.NewCommonBase(r.c.dec.Base().NumStates())
-	if !ok || !r.c.CopyBase(base) || base.Hash() != h {
+	if !ok || !clienthook.CopyBase(r.c, base) || base.Hash() != h {
 		t.Fatalf("CopyBase: ok %v, hash %x vs %x", ok, base.Hash(), h)
 	}
 	base.Reset()
@@ -181,7 +182,7 @@ func TestAccessorsReturnCopies(t *testing.T) {
 		t.Error("resetting the copy changed the client's base")
 	}
 	var fresh Client
-	if fresh.CopyBase(base) {
+	if clienthook.CopyBase(&fresh, base) {
 		t.Error("CopyBase before a game is loaded")
 	}
 }

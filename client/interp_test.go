@@ -6,6 +6,7 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/netsim"
@@ -76,7 +77,7 @@ func (ic *interpCheck) onSnapshot(sc *simClient, snap *snapshot.Snapshot) {
 	me, _ := sc.g.PlayerEntity(c.ClientNum())
 	for i := range snap.Entities {
 		es := &snap.Entities[i]
-		px, py, _, predicted := c.PredictedPosition(es.Num, snap.Header.Frame)
+		px, py, _, predicted := clienthook.PredictedPosition(c, es.Num, snap.Header.Frame)
 		switch es.Type {
 		case testgame.TypeDrone:
 			var d testgame.Drone

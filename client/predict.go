@@ -15,6 +15,7 @@ import (
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/snapshot"
+	"github.com/snapwire/snapwire/internal/usercmd"
 )
 
 // maxBurst bounds the frames one Advance runs; beyond it the clock jumps
@@ -30,7 +31,7 @@ func (c *Client) advanceClock(now time.Duration) {
 	if !c.clockSet || elapsed <= 0 {
 		return
 	}
-	lim := time.Duration(float64(elapsed) * c.cfg.MaxSlew)
+	lim := time.Duration(float64(elapsed) * c.cfg.hooks.MaxSlew)
 	adj := min(max(c.pending, -lim), lim)
 	c.pending -= adj
 	c.shift += adj
@@ -175,10 +176,10 @@ func (c *Client) behind(n game.EntityNum, typ game.TypeID, f game.Frame) float32
 	return float32(float64(f) - shown)
 }
 
-// PredictedPosition returns the position the client predicted for entity
+// predictedPosition (clienthook.PredictedPosition) returns the position the client predicted for entity
 // n at frame f when it first reached f (what it showed), if f is within
-// the last Config.PredictionWindow frames.
-func (c *Client) PredictedPosition(n game.EntityNum, f game.Frame) (x, y, z float32, ok bool) {
+// the last clienthook.Hooks.PredictionWindow frames.
+func (c *Client) predictedPosition(n game.EntityNum, f game.Frame) (x, y, z float32, ok bool) {
 	pf := &c.preds[int(uint32(f))%len(c.preds)]
 	if pf.frame != f {
 		return 0, 0, 0, false
@@ -194,7 +195,7 @@ func (c *Client) PredictedPosition(n game.EntityNum, f game.Frame) (x, y, z floa
 // ShownTime returns the game time, in frames (fractional), of the state
 // the client showed for entity n at frame f: f for a predicted entity (DOOM
 // III §2), the point between two snapshots for an interpolated one (Quake
-// 3 style), within the last Config.PredictionWindow frames. It is the view
+// 3 style), within the last clienthook.Hooks.PredictionWindow frames. It is the view
 // time a client claims for a shot under lag compensation (DOOM III §1.1,
 // server.History).
 func (c *Client) ShownTime(n game.EntityNum, f game.Frame) (float64, bool) {
@@ -293,18 +294,68 @@ func abs32(v float32) float32 {
 func (c *Client) onSnapshot(now time.Duration) {
 	s := &c.snap
 	h := s.Header
+	if !c.acceptSnapshot(h) {
+		return
+	}
+	for i := range s.Events {
+		c.stats.UnreliableEvents++
+		c.deliver(&s.Events[i], false)
+	}
+	c.recordShown(h.Frame)
+	c.loadSnapshot(s)
+	if c.cfg.hooks.OnSnapshot != nil {
+		c.cfg.hooks.OnSnapshot(s)
+	}
+	c.measureError(h.Frame)
+	c.haveSnap = true
+
+	if !c.clockSet {
+		// Start one round trip plus the target lead ahead of the snapshot
+		// (fig. 4); the lead reports correct the estimate.
+		rtt := c.ch.Stats().RTT
+		c.clock = time.Duration(h.Frame)*c.frameDur + rtt + c.target
+		c.cf = h.Frame
+		c.clockSet = true
+		c.lastSentLast = h.Frame
+		c.knownArrived = h.Frame
+		return
+	}
+	if c.cf-h.Frame >= cmdRing {
+		// Further ahead than the command ring reaches: re-predicting is
+		// capped by the commands kept, so start the clock again from this
+		// snapshot, as at the first one.
+		c.stats.ClockResets++
+		c.clockSet = false
+		c.clock = time.Duration(h.Frame)*c.frameDur + c.ch.Stats().RTT + c.target
+		c.cf = h.Frame
+		c.clockSet = true
+		return
+	}
+	c.steer(now, h.Frame, h.Lead)
+	if h.Frame >= c.cf {
+		c.cf = h.Frame // behind the server: nothing to re-predict
+		return
+	}
+	c.repredict(h.Frame)
+	c.smoothCorrections()
+}
+
+// acceptSnapshot checks a snapshot's header against the last one and
+// counts it; false (the client failed) for a snapshot a hostile server
+// sent to steer the client into unbounded work.
+func (c *Client) acceptSnapshot(h snapshot.Header) bool {
 	// A hostile server must not steer the client into unbounded work:
 	// snapshot frames never go back within a game, and never run further
 	// ahead of the client's clock than its timeout (a jump there and back
 	// once made the client re-predict 2^31 frames).
 	if c.haveSnap && h.Frame < c.snapFrame {
 		c.fail(fmt.Errorf("%w: snapshot frame went back from %d to %d", ErrProtocol, c.snapFrame, h.Frame))
-		return
+		return false
 	}
 	if c.clockSet && int64(h.Frame)-int64(c.cf) > int64(c.cfg.Timeout/c.frameDur) {
 		c.fail(fmt.Errorf("%w: snapshot frame %d is more than the %v timeout ahead of the client's frame %d",
 			ErrProtocol, h.Frame, c.cfg.Timeout, c.cf))
-		return
+		return false
 	}
 	if c.haveSnap && h.Seq > c.snapSeq+1 {
 		c.stats.SnapshotsLost += uint64(h.Seq - c.snapSeq - 1)
@@ -313,15 +364,14 @@ func (c *Client) onSnapshot(now time.Duration) {
 	c.stats.Duplicated += uint64(h.Duplicated)
 	c.stats.Lead = h.Lead
 	c.snapSeq, c.snapFrame = h.Seq, h.Frame
+	return true
+}
 
-	for i := range s.Events {
-		c.stats.UnreliableEvents++
-		c.deliver(&s.Events[i], false)
-	}
-
-	// Where the entities were shown before the correction.
+// recordShown keeps where the entities of the PVS were shown before a
+// snapshot of frame f corrects them (c.before), for smoothing.
+func (c *Client) recordShown(f game.Frame) {
 	c.before = c.before[:0]
-	if c.clockSet && h.Frame < c.cf {
+	if c.clockSet && f < c.cf {
 		for n := range c.pvs.All() {
 			if e, _ := c.g.Entity(n); e != nil {
 				if p, ok := position(e); ok {
@@ -330,8 +380,14 @@ func (c *Client) onSnapshot(now time.Duration) {
 			}
 		}
 	}
+}
 
-	// Overwrite the world with the snapshot (state of frame h.Frame).
+// loadSnapshot overwrites the world with the snapshot (the states of frame
+// s.Header.Frame): the entities of its PVS are loaded, spawned or brought
+// back from dormancy, the others leave the world, and the non-PVS states
+// and the other players' commands are taken.
+func (c *Client) loadSnapshot(s *snapshot.Snapshot) {
+	h := s.Header
 	c.pvs = s.PVS
 	for i := range s.Entities {
 		es := &s.Entities[i]
@@ -373,40 +429,11 @@ func (c *Client) onSnapshot(now time.Duration) {
 		}
 	}
 	c.others = append(c.others[:0], s.Cmds...)
-	if c.cfg.OnSnapshot != nil {
-		c.cfg.OnSnapshot(s)
-	}
-	c.measureError(h.Frame)
-	c.haveSnap = true
+}
 
-	if !c.clockSet {
-		// Start one round trip plus the target lead ahead of the snapshot
-		// (fig. 4); the lead reports correct the estimate.
-		rtt := c.ch.Stats().RTT
-		c.clock = time.Duration(h.Frame)*c.frameDur + rtt + c.target
-		c.cf = h.Frame
-		c.clockSet = true
-		c.lastSentLast = h.Frame
-		c.knownArrived = h.Frame
-		return
-	}
-	if c.cf-h.Frame >= cmdRing {
-		// Further ahead than the command ring reaches: re-predicting is
-		// capped by the commands kept, so start the clock again from this
-		// snapshot, as at the first one.
-		c.stats.ClockResets++
-		c.clockSet = false
-		c.clock = time.Duration(h.Frame)*c.frameDur + c.ch.Stats().RTT + c.target
-		c.cf = h.Frame
-		c.clockSet = true
-		return
-	}
-	c.steer(now, h.Frame, h.Lead)
-	if h.Frame >= c.cf {
-		c.cf = h.Frame // behind the server: nothing to re-predict
-		return
-	}
-	c.repredict(h.Frame)
+// smoothCorrections turns the jump each entity's shown position made at
+// the snapshot (after re-prediction) into a render offset to blend out.
+func (c *Client) smoothCorrections() {
 	for _, b := range c.before {
 		e, _ := c.g.Entity(b.n)
 		if e == nil {
@@ -428,7 +455,7 @@ func (c *Client) onSnapshot(now time.Duration) {
 func (c *Client) measureError(f game.Frame) {
 	mine, hasMine := c.g.PlayerEntity(c.me)
 	for n := range c.pvs.All() {
-		px, py, pz, ok := c.PredictedPosition(n, f)
+		px, py, pz, ok := c.predictedPosition(n, f)
 		if !ok {
 			continue
 		}
@@ -440,9 +467,9 @@ func (c *Client) measureError(f game.Frame) {
 		dx, dy, dz := float64(p[0]-px), float64(p[1]-py), float64(p[2]-pz)
 		d := math.Sqrt(dx*dx + dy*dy + dz*dz)
 		if hasMine && n == mine {
-			c.stats.Self.add(d)
+			c.predSelf.add(d)
 		} else {
-			c.stats.Others.add(d)
+			c.predOthers.add(d)
 		}
 	}
 }
@@ -540,7 +567,7 @@ func (c *Client) steer(now time.Duration, f game.Frame, lead time.Duration) {
 	}
 	c.leads = append(c.leads, leadSample{at: now, v: lead - shiftAt})
 	k := 0
-	for k < len(c.leads)-1 && c.leads[k].at < now-c.cfg.LeadWindow {
+	for k < len(c.leads)-1 && c.leads[k].at < now-c.cfg.hooks.LeadWindow {
 		k++
 	}
 	if k > 0 {
@@ -551,7 +578,7 @@ func (c *Client) steer(now time.Duration, f game.Frame, lead time.Duration) {
 		minV = min(minV, l.v)
 	}
 	c.pending = c.target - minV - c.shift
-	if c.pending > c.cfg.JumpThreshold {
+	if c.pending > c.cfg.hooks.JumpThreshold {
 		c.clock += c.pending
 		c.shift += c.pending
 		c.pending = 0
@@ -583,7 +610,7 @@ func (c *Client) sendCommands(now time.Duration) {
 	for k := 1; k <= c.cfg.PacketDup && k <= c.sentN; k++ {
 		lo = min(lo, c.sent[(c.sentN-k)%sentRing].firstNew)
 	}
-	lo = max(lo, c.knownArrived+1, hi-game.MaxUserCmds+1, c.firstCmd)
+	lo = max(lo, c.knownArrived+1, hi-usercmd.MaxCmds+1, c.firstCmd)
 	typ := session.TypeIdle
 	if c.clockSet && c.firstCmd != 0 && lo <= hi {
 		c.msg.Cmds = c.msg.Cmds[:0]

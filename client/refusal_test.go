@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/client"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/testgame"
@@ -107,7 +108,7 @@ func TestForgedHandshakeAnswers(t *testing.T) {
 	})
 	sc := s.addClient(0, botLane, client.Config{Token: issueToken(t, token.Params{}, wallStart)})
 	s.run(3 * time.Second)
-	st := sc.c.Stats()
+	st := clienthook.CountersOf(sc.c)
 	t.Logf("%d handshake messages answered by forgeries; the client counted %d refusals and %d sealed accepts that failed to open; %d snapshots",
 		forged, st.Refusals, st.HandshakeAuthFailures, st.SnapshotsReceived)
 	if sc.c.State() != client.Connected || st.SnapshotsReceived < 40 {
@@ -194,7 +195,7 @@ func TestSealedRefusalBelievedAtOnce(t *testing.T) {
 		s.run(s.now + 5*time.Millisecond)
 	}
 	var ref *client.RefusedError
-	if !errors.As(sc.c.Err(), &ref) || ref.Reason != session.ReasonWrongPassword || s.now > 150*time.Millisecond {
+	if !errors.As(sc.c.Err(), &ref) || ref.Reason != client.ReasonWrongPassword || s.now > 150*time.Millisecond {
 		t.Fatalf("after %v: %v %v", s.now, sc.c.State(), sc.c.Err())
 	}
 	t.Logf("sealed refusal believed %v after the connect began (ConnectRetry 500 ms)", s.now)

@@ -38,9 +38,9 @@ type Runner struct {
 // own body buffer, and passes Handler slices valid only during the call;
 // the handler (client.go) reads snapshots and events through a
 // bitmsg.Reader, whose methods only copy out, and the snapshot decoder and
-// game.Event.Read copy entity states and event payloads into their own
+// events.Read copy entity states and event payloads into their own
 // buffers (the Reader's stale buffer is Reset before its next use);
-// Config.OnSnapshotData's data is documented as valid only during the
+// clienthook.Hooks.OnSnapshotData's data is documented as valid only during the
 // call.
 type udpCore struct {
 	c      *Client

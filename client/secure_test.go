@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/client"
-	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/netsim"
 	"github.com/snapwire/snapwire/server"
 	"github.com/snapwire/snapwire/token"
@@ -79,22 +78,22 @@ func TestTokenRefusals(t *testing.T) {
 	cases := []struct {
 		name string
 		tok  *token.Token
-		want session.Reason
+		want client.Reason
 	}{
-		{"no token", nil, session.ReasonTokenRequired},
-		{"expired", issueToken(t, token.Params{Lifetime: time.Second}, wallStart.Add(-5*time.Second)), session.ReasonTokenExpired},
-		{"wrong protocol", issueToken(t, token.Params{ProtocolID: 99}, wallStart), session.ReasonTokenWrongProto},
-		{"wrong server", issueToken(t, token.Params{Servers: []netip.AddrPort{netip.MustParseAddrPort("10.0.0.9:27960")}}, wallStart), session.ReasonTokenWrongServer},
-		{"tampered", tampered, session.ReasonTokenInvalid},
-		{"first use", used, session.ReasonNone},
-		{"same token from a second address", used, session.ReasonTokenOtherAddress},
+		{"no token", nil, client.ReasonTokenRequired},
+		{"expired", issueToken(t, token.Params{Lifetime: time.Second}, wallStart.Add(-5*time.Second)), client.ReasonTokenExpired},
+		{"wrong protocol", issueToken(t, token.Params{ProtocolID: 99}, wallStart), client.ReasonTokenWrongProto},
+		{"wrong server", issueToken(t, token.Params{Servers: []netip.AddrPort{netip.MustParseAddrPort("10.0.0.9:27960")}}, wallStart), client.ReasonTokenWrongServer},
+		{"tampered", tampered, client.ReasonTokenInvalid},
+		{"first use", used, client.ReasonNone},
+		{"same token from a second address", used, client.ReasonTokenOtherAddress},
 	}
 	for i, c := range cases {
 		sc := s.addClient(i, botLane, client.Config{Token: c.tok})
 		s.run(s.now + time.Second)
 		var ref *client.RefusedError
 		switch {
-		case c.want == session.ReasonNone:
+		case c.want == client.ReasonNone:
 			if sc.c.State() != client.Connected {
 				t.Errorf("%s: %v %v", c.name, sc.c.State(), sc.c.Err())
 			}
@@ -119,7 +118,7 @@ func TestTokenRefusals(t *testing.T) {
 	again.Connect(s.now, serverAddr)
 	s.run(s.now + time.Second)
 	var ref *client.RefusedError
-	if !errors.As(again.Err(), &ref) || ref.Reason != session.ReasonTokenReused {
+	if !errors.As(again.Err(), &ref) || ref.Reason != client.ReasonTokenReused {
 		t.Errorf("reused token: %v %v", again.State(), again.Err())
 	}
 	if st := serverhook.ServerStats(s.srv); st.TokensRefused != 7 || s.srv.NumClients() != 0 {

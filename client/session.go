@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/events"
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/snapshot"
@@ -54,8 +55,8 @@ func (c *Client) loadGame(id game.GameID, settings string) error {
 	for i := range c.preds {
 		c.preds[i].frame = -1
 	}
-	if c.cfg.TargetLead > 0 {
-		c.target = c.cfg.TargetLead
+	if c.cfg.hooks.TargetLead > 0 {
+		c.target = c.cfg.hooks.TargetLead
 	} else {
 		c.target = c.frameDur
 	}
@@ -93,8 +94,8 @@ func (h *handler) Reliable(msg []byte) {
 				c.stats.BaseMismatches++
 			}
 		}
-		if c.cfg.OnApply != nil {
-			c.cfg.OnApply(m.Seq, c.dec.Base())
+		if c.cfg.hooks.OnApply != nil {
+			c.cfg.hooks.OnApply(m.Seq, c.dec.Base())
 		}
 	case session.RelEvents:
 		id, n, body, err := session.ParseEventsHeader(msg)
@@ -105,7 +106,7 @@ func (h *handler) Reliable(msg []byte) {
 		for range n {
 			ev := &c.relEv
 			*ev = game.Event{}
-			if ev.Read(&c.r, c.evbuf[:]) != nil {
+			if events.Read(&c.r, ev, c.evbuf[:]) != nil {
 				return
 			}
 			ev.Reliable = true
@@ -117,7 +118,7 @@ func (h *handler) Reliable(msg []byte) {
 		if err != nil {
 			m.Reason = session.ReasonProtocolError
 		}
-		c.fail(&RefusedError{Reason: m.Reason})
+		c.fail(&RefusedError{Reason: Reason(m.Reason)})
 	}
 }
 
@@ -159,8 +160,8 @@ func (h *handler) Unreliable(typ netchan.MessageType, msg []byte) {
 			c.stats.WrongGame++
 			return
 		}
-		if c.cfg.OnSnapshotData != nil {
-			c.cfg.OnSnapshotData(body, c.dec.Base())
+		if c.cfg.hooks.OnSnapshotData != nil {
+			c.cfg.hooks.OnSnapshotData(body, c.dec.Base())
 		}
 		c.stats.SnapshotBytes += uint64(len(body))
 		c.r.Reset(body, len(body)*8)
@@ -174,8 +175,8 @@ func (h *handler) Unreliable(typ netchan.MessageType, msg []byte) {
 
 // deliver passes an event to its entity (in the world, or dormant).
 func (c *Client) deliver(ev *game.Event, reliable bool) {
-	if c.cfg.OnEvent != nil {
-		c.cfg.OnEvent(ev, reliable)
+	if c.cfg.hooks.OnEvent != nil {
+		c.cfg.hooks.OnEvent(ev, reliable)
 	}
 	e, _, _ := c.Entity(ev.Entity)
 	if rcv, ok := e.(game.EventReceiver); ok {

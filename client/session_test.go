@@ -8,6 +8,7 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/netsim"
@@ -38,8 +39,8 @@ func TestMapChange(t *testing.T) {
 	s.net.SetDropFilter(nil)
 	s.run(12 * time.Second)
 	for i, sc := range s.cls {
-		if sc.c.GameID() != s.srv.GameID() || sc.g.Settings.Map != "two" || sc.c.Stats().LoadGames != 2 {
-			t.Errorf("client %d: game %x (server %x), map %q, %d loads", i, sc.c.GameID(), s.srv.GameID(), sc.g.Settings.Map, sc.c.Stats().LoadGames)
+		if sc.c.GameID() != s.srv.GameID() || sc.g.Settings.Map != "two" || clienthook.CountersOf(sc.c).LoadGames != 2 {
+			t.Errorf("client %d: game %x (server %x), map %q, %d loads", i, sc.c.GameID(), s.srv.GameID(), sc.g.Settings.Map, clienthook.CountersOf(sc.c).LoadGames)
 		}
 	}
 	cs, _ := serverhook.Client(s.srv, 3)

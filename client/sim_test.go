@@ -11,6 +11,7 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/snapshot"
@@ -160,15 +161,15 @@ func (s *sim) addClient(i int, mode botMode, ccfg client.Config) *simClient {
 		s.t.Fatal(err)
 	}
 	sc := &simClient{g: testgame.New(), ep: ep, mode: mode, events: map[[3]int64]int{}}
-	ccfg.Seed = uint64(1000 + i)
 	ccfg.Name = "bot"
-	ccfg.OnSnapshot = func(snap *snapshot.Snapshot) {
+	hooks := clienthook.Get(&ccfg)
+	hooks.OnSnapshot = func(snap *snapshot.Snapshot) {
 		s.checkStates(sc, snap.Header, &snap.PVS)
 		if sc.onSnap != nil {
 			sc.onSnap(snap)
 		}
 	}
-	ccfg.OnApply = func(seq snapshot.Seq, base *snapshot.CommonBase) {
+	hooks.OnApply = func(seq snapshot.Seq, base *snapshot.CommonBase) {
 		if hash, ok := s.applied[[2]uint64{uint64(sc.c.ClientNum()), uint64(seq)}]; ok {
 			sc.baseChecks++
 			if hash != base.Hash() {
@@ -176,7 +177,7 @@ func (s *sim) addClient(i int, mode botMode, ccfg client.Config) *simClient {
 			}
 		}
 	}
-	ccfg.OnEvent = func(ev *game.Event, reliable bool) {
+	hooks.OnEvent = func(ev *game.Event, reliable bool) {
 		if !reliable {
 			k := [3]int64{int64(ev.Entity), int64(ev.ID), int64(ev.Frame)}
 			sc.events[k]++
@@ -185,6 +186,7 @@ func (s *sim) addClient(i int, mode botMode, ccfg client.Config) *simClient {
 			}
 		}
 	}
+	clienthook.Set(&ccfg, hooks)
 	var g game.Game = sc.g
 	if s.wrap != nil {
 		g = s.wrap(sc)

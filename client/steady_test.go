@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/client"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/server"
 )
@@ -58,7 +59,7 @@ func newSteady(t testing.TB, n int) *steady {
 	for i := range n {
 		sc := &simClient{mode: botWander}
 		from := clientAddr(i)
-		c, err := client.New(client.Config{Seed: uint64(i)}, testgame.New(), botInput(sc, i),
+		c, err := client.New(client.Config{}, testgame.New(), botInput(sc, i),
 			client.SendFunc(func(to netip.AddrPort, pkt []byte) { st.p.push(st.now, from, to, pkt) }))
 		if err != nil {
 			t.Fatal(err)
@@ -102,12 +103,14 @@ func (st *steady) run(d time.Duration) {
 func TestClientSteadyStateAllocs(t *testing.T) {
 	st := newSteady(t, 4)
 	st.run(60 * time.Second)
-	before := make([]client.Stats, len(st.cls))
+	before := make([]clienthook.Counters, len(st.cls))
+	beforeOthers := make([]client.PredictionError, len(st.cls))
 	for i, c := range st.cls {
 		if c.State() != client.Connected {
 			t.Fatalf("client %d: %v %v", i, c.State(), c.Err())
 		}
-		before[i] = c.Stats()
+		before[i] = clienthook.CountersOf(c)
+		beforeOthers[i] = c.Stats().Others
 	}
 	allocs := testing.AllocsPerRun(100, func() { st.run(100 * time.Millisecond) })
 	if allocs != 0 {
@@ -115,12 +118,12 @@ func TestClientSteadyStateAllocs(t *testing.T) {
 	}
 	var snaps, repred, rel, unrel, corrections uint64
 	for i, c := range st.cls {
-		a := c.Stats()
+		a := clienthook.CountersOf(c)
 		snaps += a.SnapshotsReceived - before[i].SnapshotsReceived
 		repred += a.Repredicted - before[i].Repredicted
 		rel += a.ReliableEvents - before[i].ReliableEvents
 		unrel += a.UnreliableEvents - before[i].UnreliableEvents
-		corrections += a.Others.Wrong - before[i].Others.Wrong
+		corrections += c.Stats().Others.Wrong - beforeOthers[i].Wrong
 		if a.BaseMismatches != 0 || a.DecodeErrors != 0 || a.ApplyErrors != 0 || a.BaseChecks == 0 {
 			t.Errorf("client %d: %+v", i, a)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/netsim"
@@ -116,11 +117,12 @@ func TestSetTypeModeLive(t *testing.T) {
 	if dInterp >= dPred {
 		t.Errorf("other-entity samples: %d predicted, %d interpolated over the same time", dPred, dInterp)
 	}
-	if after.Corrections == 0 || after.CorrectionSum <= 0 {
-		t.Errorf("no corrections counted: %d, %.1f units", after.Corrections, after.CorrectionSum)
+	afterC := clienthook.CountersOf(sc.c)
+	if afterC.Corrections == 0 || afterC.CorrectionSum <= 0 {
+		t.Errorf("no corrections counted: %d, %.1f units", afterC.Corrections, afterC.CorrectionSum)
 	}
-	if after.Applies < 50 || after.SnapshotBytes < 50*after.SnapshotsReceived/10 {
-		t.Errorf("applies %d, snapshot bytes %d for %d snapshots", after.Applies, after.SnapshotBytes, after.SnapshotsReceived)
+	if afterC.Applies < 50 || afterC.SnapshotBytes < 50*afterC.SnapshotsReceived/10 {
+		t.Errorf("applies %d, snapshot bytes %d for %d snapshots", afterC.Applies, afterC.SnapshotBytes, afterC.SnapshotsReceived)
 	}
 	checkInvariants(t, s)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/internal/testwait"
 	"github.com/snapwire/snapwire/server"
@@ -28,8 +29,8 @@ func TestUDPRunners(t *testing.T) {
 	cctx, ccancel := context.WithCancel(ctx)
 	var runners []*client.Runner
 	errs := make(chan error, 2)
-	for i := range 2 {
-		r, err := client.Dial(srv.Addr().String(), client.Config{Seed: uint64(i)}, testgame.New(),
+	for range 2 {
+		r, err := client.Dial(srv.Addr().String(), client.Config{}, testgame.New(),
 			client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{Forward: 40} }))
 		if err != nil {
 			t.Fatal(err)
@@ -39,9 +40,9 @@ func TestUDPRunners(t *testing.T) {
 		go func() { defer wg.Done(); errs <- r.Run(cctx) }()
 	}
 	for _, r := range runners {
-		var st client.Stats
+		var st clienthook.Counters
 		if !testwait.Until(testwait.Hang, func() bool {
-			r.Do(ctx, func(now time.Duration, c *client.Client) { st = c.Stats() })
+			r.Do(ctx, func(now time.Duration, c *client.Client) { st = clienthook.CountersOf(c) })
 			return st.SnapshotsReceived >= 20
 		}) {
 			t.Fatalf("client stuck: %+v", st)

@@ -28,8 +28,8 @@
 //     events: EventSink.SendUnreliableEvent, written to the next snapshot only.
 //   - §8 prediction per entity: EntityType.Mode is Predict (default) or
 //     Interpolate (Quake 3 style, for example for opponents).
-//   - §3.3 user command message (fig. 11): UserCmdMessage, with the client's
-//     lead time, the frame of the first command, the count and the commands,
-//     each delta-compressed against the one before (field by field, a 0 bit
-//     for an unchanged field).
+//   - §3.3 user commands (fig. 11): UserCmd is what a player's input gives
+//     for a frame; the client sends them in its command messages, each
+//     delta-compressed against the one before (internal/usercmd), and
+//     Tick.Cmds hands them to RunFrame.
 package game

@@ -2,8 +2,6 @@ package game
 
 import (
 	"fmt"
-
-	"github.com/snapwire/snapwire/bitmsg"
 )
 
 // MaxTypeID is the largest TypeID a registry accepts.
@@ -129,8 +127,8 @@ func (r *Registry) Type(id TypeID) (EntityType, bool) {
 	return r.types[id], true
 }
 
-// Known reports whether id is a registered type.
-func (r *Registry) Known(id TypeID) bool {
+// known reports whether id is a registered type.
+func (r *Registry) known(id TypeID) bool {
 	return int(id) < len(r.types) && r.types[id].New != nil
 }
 
@@ -142,7 +140,7 @@ func (r *Registry) TypeByName(name string) (TypeID, bool) {
 
 // New creates an entity of type id.
 func (r *Registry) New(id TypeID) (Entity, error) {
-	if !r.Known(id) {
+	if !r.known(id) {
 		return nil, fmt.Errorf("%w: %d", ErrUnknownType, id)
 	}
 	return r.types[id].New(), nil
@@ -150,18 +148,11 @@ func (r *Registry) New(id TypeID) (Entity, error) {
 
 // Mode returns the prediction mode of type id (Predict if unknown).
 func (r *Registry) Mode(id TypeID) PredictionMode {
-	if !r.Known(id) {
+	if !r.known(id) {
 		return Predict
 	}
 	return r.types[id].Mode
 }
-
-// MaxID returns the largest registered TypeID (NoType if none).
-func (r *Registry) MaxID() TypeID { return TypeID(len(r.types) - 1) }
-
-// TypeBits returns the width in bits of a TypeID on the wire: enough for
-// MaxID (at least 1). Both ends derive it from equal registries.
-func (r *Registry) TypeBits() int { return bitmsg.BitsFor(uint32(r.MaxID())) }
 
 // NumStates returns the number of registered non-PVS states.
 func (r *Registry) NumStates() int { return len(r.states) }
@@ -172,14 +163,6 @@ func (r *Registry) State(id StateID) (StateType, bool) {
 		return StateType{}, false
 	}
 	return r.states[id], true
-}
-
-// NewState creates a scratch instance of state id.
-func (r *Registry) NewState(id StateID) (Snapshotter, error) {
-	if int(id) >= len(r.states) {
-		return nil, fmt.Errorf("%w: state %d", ErrUnknownType, id)
-	}
-	return r.states[id].New(), nil
 }
 
 // Hash returns an FNV-1a 64-bit hash of the registry's contents: for each
@@ -221,3 +204,6 @@ func (h *fnv) bytes(p []byte) {
 		h.byte(b)
 	}
 }
+
+// maxID returns the largest registered TypeID (NoType if none).
+func (r *Registry) maxID() TypeID { return TypeID(len(r.types) - 1) }

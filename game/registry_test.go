@@ -1,7 +1,6 @@
 package game
 
 import (
-	"bytes"
 	"errors"
 	"testing"
 
@@ -32,8 +31,8 @@ func TestRegistryOrderAndHash(t *testing.T) {
 	if id, _ := a.TypeByName("door"); id != 3 {
 		t.Fatalf("door = %d, want 3 (registration order from 1)", id)
 	}
-	if a.MaxID() != 3 || a.TypeBits() != 2 || a.NumStates() != 1 {
-		t.Fatalf("MaxID %d TypeBits %d NumStates %d", a.MaxID(), a.TypeBits(), a.NumStates())
+	if a.maxID() != 3 || a.NumStates() != 1 {
+		t.Fatalf("maxID %d NumStates %d", a.maxID(), a.NumStates())
 	}
 	if c := build("player", "door", "rocket"); c.Hash() == a.Hash() {
 		t.Fatal("order change not in hash")
@@ -58,8 +57,8 @@ func TestRegistryExplicitAndErrors(t *testing.T) {
 	if id, err := r.Register(EntityType{Name: "eleven", New: newDummy}); err != nil || id != 11 {
 		t.Fatalf("next after explicit 10 = %d, %v", id, err)
 	}
-	if r.Known(5) || !r.Known(10) || r.Known(0) {
-		t.Fatal("Known wrong")
+	if r.known(5) || !r.known(10) || r.known(0) {
+		t.Fatal("known wrong")
 	}
 	if _, err := r.New(5); !errors.Is(err, ErrUnknownType) {
 		t.Fatalf("New(5) err %v", err)
@@ -115,63 +114,5 @@ func TestEntityTable(t *testing.T) {
 	}
 	if n, ok := tab.FreeNum(2); !ok || n != 3 {
 		t.Fatalf("FreeNum = %d", n)
-	}
-}
-
-func TestEventWriteRead(t *testing.T) {
-	pw := bitmsg.NewWriter(make([]byte, 8))
-	pw.WriteBits(0x5, 3)
-	pw.WriteBits(0xab, 8)
-	var sink EventBuffer
-	sink.Frame = 1234
-	sink.ServerSendEvent(7, 2, pw, true)
-	sink.SendUnreliableEvent(8, 3, nil)
-	big := bitmsg.NewWriter(make([]byte, MaxEventBytes+8))
-	for range MaxEventBits + 1 {
-		big.WriteBool(true)
-	}
-	sink.SendUnreliableEvent(9, 4, big)
-	if sink.Err() == nil {
-		t.Fatal("oversized payload accepted")
-	}
-	evs := sink.Events()
-	if len(evs) != 2 || !evs[0].Reliable || !evs[0].Save || evs[1].Reliable || evs[0].Frame != 1234 || evs[0].Bits != 11 {
-		t.Fatalf("events %+v", evs)
-	}
-	w := bitmsg.NewWriter(make([]byte, 64))
-	for i := range evs {
-		if err := evs[i].Write(w); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// entity 7 (12) | id 2 (8) | frame 1234 (32) | len 11 (12) | payload 0x55d (11)
-	if w.Len() != EventWireBits(11)+EventWireBits(0) || EventWireBits(0) != 64 {
-		t.Fatalf("wire bits %d", w.Len())
-	}
-	want := []byte{0x07, 0x20, 0x20, 0x4d, 0x00, 0x00, 0xb0, 0x00, 0x5d, 0x45}
-	if !bytes.Equal(w.Bytes()[:len(want)], want) {
-		t.Fatalf("bytes %x want %x", w.Bytes()[:len(want)], want)
-	}
-	r := bitmsg.NewReader(w.Bytes(), w.Len())
-	buf := make([]byte, MaxEventBytes)
-	for i := range evs {
-		var e Event
-		if err := e.Read(r, buf); err != nil {
-			t.Fatal(err)
-		}
-		if e.Entity != evs[i].Entity || e.ID != evs[i].ID || e.Frame != evs[i].Frame || e.Bits != evs[i].Bits || !bytes.Equal(e.Data, evs[i].Data) {
-			t.Fatalf("event %d: %+v want %+v", i, e, evs[i])
-		}
-	}
-	first := EventWireBits(11)
-	for n := 0; n < first; n++ {
-		var e Event
-		if err := e.Read(bitmsg.NewReader(w.Bytes(), n), buf); err == nil {
-			t.Fatalf("prefix %d parsed", n)
-		}
-	}
-	sink.Reset()
-	if len(sink.Events()) != 0 || sink.Err() != nil {
-		t.Fatal("Reset")
 	}
 }

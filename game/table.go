@@ -57,7 +57,7 @@ func (t *EntityTable) Put(n EntityNum, typ TypeID, e Entity) error {
 	if int(n) >= MaxEntities {
 		return fmt.Errorf("%w: entity number %d", ErrRange, n)
 	}
-	if e == nil || !t.reg.Known(typ) {
+	if e == nil || !t.reg.known(typ) {
 		return fmt.Errorf("%w: %d for entity %d", ErrUnknownType, typ, n)
 	}
 	if t.ents[n] == nil {

@@ -33,7 +33,7 @@ type LinkConfig struct {
 	// QueueBytes bounds the bandwidth queue (bytes waiting to be
 	// serialized) when Bandwidth > 0; a packet that would make the backlog
 	// exceed it is tail-dropped. 0 means the bytes the link carries in
-	// DefaultQueueTime, at least DefaultMinQueueBytes.
+	// 250 ms, at least 4096 bytes.
 	QueueBytes int
 }
 
@@ -41,11 +41,11 @@ const (
 	// DefaultReorderDelay is the extra hold-back bound of a reordered
 	// packet when LinkConfig.ReorderDelay is 0.
 	DefaultReorderDelay = 20 * time.Millisecond
-	// DefaultQueueTime sizes the bandwidth queue when LinkConfig.QueueBytes
+	// defaultQueueTime sizes the bandwidth queue when LinkConfig.QueueBytes
 	// is 0: the backlog may hold this much time of transmission.
-	DefaultQueueTime = 250 * time.Millisecond
-	// DefaultMinQueueBytes is the smallest default bandwidth queue.
-	DefaultMinQueueBytes = 4096
+	defaultQueueTime = 250 * time.Millisecond
+	// defaultMinQueueBytes is the smallest default bandwidth queue.
+	defaultMinQueueBytes = 4096
 )
 
 // Validate reports a configuration outside its ranges: a negative
@@ -73,8 +73,8 @@ func (c *LinkConfig) queueBytes() int64 {
 	if c.QueueBytes > 0 {
 		return int64(c.QueueBytes)
 	}
-	q := int64(c.Bandwidth) * int64(DefaultQueueTime) / int64(time.Second)
-	return max(q, DefaultMinQueueBytes)
+	q := int64(c.Bandwidth) * int64(defaultQueueTime) / int64(time.Second)
+	return max(q, defaultMinQueueBytes)
 }
 
 // Stats counts what happened to packets. Every packet handed to WriteTo

@@ -14,9 +14,9 @@ var (
 	ErrClosed      = errors.New("netsim: endpoint closed")
 )
 
-// DefaultInboxLimit is the number of packets an endpoint's inbox holds
+// defaultInboxLimit is the number of packets an endpoint's inbox holds
 // before further arrivals are dropped (a full socket receive buffer).
-const DefaultInboxLimit = 1024
+const defaultInboxLimit = 1024
 
 // linkKey names one direction of a link.
 type linkKey struct{ from, to netip.AddrPort }
@@ -52,7 +52,7 @@ func New(seed uint64) *Network {
 		rng:        rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		links:      make(map[linkKey]*link),
 		eps:        make(map[netip.AddrPort]*Endpoint),
-		inboxLimit: DefaultInboxLimit,
+		inboxLimit: defaultInboxLimit,
 	}
 }
 
@@ -86,7 +86,7 @@ func (n *Network) link(from, to netip.AddrPort) *link {
 }
 
 // SetInboxLimit sets how many packets an endpoint's inbox holds (default
-// DefaultInboxLimit); k < 1 is treated as 1.
+// 1024); k < 1 is treated as 1.
 func (n *Network) SetInboxLimit(k int) { n.inboxLimit = max(k, 1) }
 
 // SetDropFilter installs a filter consulted for every packet sent: when it
@@ -151,7 +151,7 @@ func (n *Network) NextDelivery() (time.Duration, bool) {
 }
 
 // InFlight is the number of packets sent but not yet delivered or dropped.
-func (n *Network) InFlight() int { return len(n.flight) }
+func (n *Network) inFlight() int { return len(n.flight) }
 
 // Stats returns the counters of the whole network.
 func (n *Network) Stats() Stats { return n.stats }

@@ -164,7 +164,7 @@ func TestLossAndDuplicateRates(t *testing.T) {
 	}
 	st := n.Stats()
 	if st.Sent != total || st.Delivered != uint64(unique+extra) || st.Lost != uint64(total-unique) ||
-		st.Duplicated != uint64(extra) || st.Dropped() != st.Lost || n.InFlight() != 0 {
+		st.Duplicated != uint64(extra) || st.Dropped() != st.Lost || n.inFlight() != 0 {
 		t.Errorf("stats %+v disagree with receiver: unique %d extra %d", st, unique, extra)
 	}
 }
@@ -430,7 +430,7 @@ func TestUnboundAddress(t *testing.T) {
 	a.WriteTo([]byte("x"), addrC)
 	a.WriteTo([]byte("y"), addrC)
 	n.Advance(time.Millisecond)
-	if st := n.Stats(); st.DroppedUnbound != 2 || st.Delivered != 0 || n.InFlight() != 0 {
+	if st := n.Stats(); st.DroppedUnbound != 2 || st.Delivered != 0 || n.inFlight() != 0 {
 		t.Fatalf("stats %+v", st)
 	}
 }

@@ -14,8 +14,8 @@ import (
 
 // Proxy defaults.
 const (
-	DefaultIdleTimeout = 60 * time.Second // a client mapping without traffic expires
-	DefaultMaxClients  = 1024             // at most this many client mappings at once
+	defaultIdleTimeout = 60 * time.Second // a client mapping without traffic expires
+	defaultMaxClients  = 1024             // at most this many client mappings at once
 )
 
 // maxDatagram is the largest UDP payload.
@@ -28,8 +28,8 @@ type ProxyConfig struct {
 	Up, Down       LinkConfig // Up: client -> server, Down: server -> client
 	Seed           uint64
 
-	IdleTimeout time.Duration // 0 = DefaultIdleTimeout
-	MaxClients  int           // 0 = DefaultMaxClients
+	IdleTimeout time.Duration // 0 = 60 s
+	MaxClients  int           // 0 = 1024
 }
 
 // ProxyStats counts what the proxy did. Up and Down follow the meaning of
@@ -77,10 +77,10 @@ func NewProxy(cfg ProxyConfig) (*Proxy, error) {
 		return nil, err
 	}
 	if cfg.IdleTimeout <= 0 {
-		cfg.IdleTimeout = DefaultIdleTimeout
+		cfg.IdleTimeout = defaultIdleTimeout
 	}
 	if cfg.MaxClients <= 0 {
-		cfg.MaxClients = DefaultMaxClients
+		cfg.MaxClients = defaultMaxClients
 	}
 	network := "udp"
 	if cfg.Listen.Addr().Unmap().Is4() {

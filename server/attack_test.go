@@ -58,7 +58,7 @@ func startMatch(t *testing.T, cfg server.Config, secure bool, n int) *match {
 	m.wg.Add(1)
 	go func() { defer m.wg.Done(); srv.Run(m.ctx) }()
 	for i := range n {
-		ccfg := client.Config{Seed: uint64(i)}
+		ccfg := client.Config{}
 		if secure {
 			tok, err := token.Issue(attackKey, token.Params{ProtocolID: attackProtocol, ClientID: uint64(i),
 				Servers: []netip.AddrPort{srv.Addr()}}, time.Now())

@@ -14,6 +14,7 @@ import (
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/testgame"
+	"github.com/snapwire/snapwire/internal/usercmd"
 )
 
 // steadySettings: 30 movers (bouncing: unreliable events), 10 doors
@@ -33,7 +34,7 @@ type fakeClient struct {
 	snap int
 	buf  []byte
 	w    bitmsg.Writer
-	msg  game.UserCmdMessage
+	msg  usercmd.Message
 	emit func([]byte)
 	h    fakeHandler
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/tokenwire"
+	"github.com/snapwire/snapwire/internal/usercmd"
 )
 
 // ClientStats are one client's figures on the server, those an operator
@@ -117,7 +118,7 @@ type client struct {
 	snapW    bitmsg.Writer
 	snapBuf  []byte
 	buildErr error
-	msg      game.UserCmdMessage
+	msg      usercmd.Message
 	r        bitmsg.Reader
 	h        chanHandler // reused for every packet: no allocation per Receive
 	stats    serverhook.ClientStats

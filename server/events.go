@@ -6,6 +6,7 @@ package server
 
 import (
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/events"
 	"github.com/snapwire/snapwire/internal/session"
 )
 
@@ -130,7 +131,7 @@ func (s *Server) eventMessages(evs []game.Event) [][]byte {
 		n := 0
 		for i < len(evs) && n < 255 {
 			before := s.evw.Len()
-			if game.EventWireBits(evs[i].Bits) > s.evw.BitsLeft() || evs[i].Write(&s.evw) != nil {
+			if events.WireBits(evs[i].Bits) > s.evw.BitsLeft() || events.Write(&s.evw, &evs[i]) != nil {
 				s.evw.Truncate(before)
 				if n == 0 { // cannot happen: an event is at most 296 bytes
 					i++

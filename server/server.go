@@ -19,6 +19,7 @@ import (
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/events"
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/session"
@@ -229,7 +230,7 @@ type Server struct {
 
 	slots   []*client // by ClientNum; nil when free
 	byID    map[netchan.ConnID]*client
-	events  game.EventBuffer
+	events  events.Buffer
 	tick    game.Tick
 	saved   []savedEvent
 	unrel   []game.Event // unreliable event log

@@ -13,6 +13,7 @@ import (
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/testgame"
+	"github.com/snapwire/snapwire/internal/usercmd"
 	"github.com/snapwire/snapwire/token"
 )
 
@@ -174,7 +175,7 @@ func cmdMsg(id game.GameID, ack uint32, f game.Frame) []byte {
 	w := bitmsg.NewWriter(make([]byte, 256))
 	w.WriteUint32(uint32(id))
 	w.WriteUint32(ack)
-	m := game.UserCmdMessage{Cmds: []game.UserCmd{{Frame: f, Forward: 10}}}
+	m := usercmd.Message{Cmds: []game.UserCmd{{Frame: f, Forward: 10}}}
 	m.Append(w, game.UserCmd{})
 	return bytes.Clone(w.Bytes())
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/client"
-	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/server"
 	"github.com/snapwire/snapwire/token"
 )
@@ -38,7 +37,7 @@ func TestTokenCreateTimeAndTimeout(t *testing.T) {
 	short := r.addClient(netip.MustParseAddrPort("10.0.1.3:40000"), client.Config{Token: issue(0, 2*time.Second), Timeout: time.Minute})
 	r.run(2 * time.Second)
 	var ref *client.RefusedError
-	if !errors.As(future.Err(), &ref) || ref.Reason != session.ReasonTokenNotYetValid {
+	if !errors.As(future.Err(), &ref) || ref.Reason != client.ReasonTokenNotYetValid {
 		t.Errorf("token created an hour ahead: %v %v", future.State(), future.Err())
 	}
 	if skewed.State() != client.Connected || short.State() != client.Connected {

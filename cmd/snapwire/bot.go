@@ -17,6 +17,7 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/token"
@@ -109,7 +110,7 @@ type botSummary struct {
 	OthersMoved []int `json:"others_moved"`
 }
 
-func summarize(o botOptions, st client.Stats, num game.ClientNum, elapsed time.Duration) botSummary {
+func summarize(o botOptions, st client.Stats, ctr clienthook.Counters, num game.ClientNum, elapsed time.Duration) botSummary {
 	secs := elapsed.Seconds()
 	kbps := func(b uint64) float64 {
 		if secs <= 0 {
@@ -123,10 +124,10 @@ func summarize(o botOptions, st client.Stats, num game.ClientNum, elapsed time.D
 		SnapshotsReceived: st.SnapshotsReceived, SnapshotsLost: st.SnapshotsLost,
 		PredErrorSelfMean: st.Self.Mean(), PredErrorSelfMax: st.Self.Max,
 		PredErrorOthersMean: st.Others.Mean(), PredErrorOthersMax: st.Others.Max,
-		LeadMS: ms(st.Lead), DuplicatedCmds: st.Duplicated,
-		KbpsDown: kbps(st.Channel.BytesIn), KbpsUp: kbps(st.Channel.BytesOut), RTTMS: ms(st.Channel.RTT),
-		BaseChecks: st.BaseChecks, BaseMismatches: st.BaseMismatches,
-		DecodeErrors: st.DecodeErrors, ApplyErrors: st.ApplyErrors,
+		LeadMS: ms(st.Lead), DuplicatedCmds: ctr.Duplicated,
+		KbpsDown: kbps(st.BytesIn), KbpsUp: kbps(st.BytesOut), RTTMS: ms(st.RTT),
+		BaseChecks: ctr.BaseChecks, BaseMismatches: ctr.BaseMismatches,
+		DecodeErrors: ctr.DecodeErrors, ApplyErrors: ctr.ApplyErrors,
 	}
 }
 
@@ -196,26 +197,13 @@ func playBot(ctx context.Context, o botOptions, stdout io.Writer) error {
 	})
 	// moved notes the other players seen moving, on the Runner's goroutine.
 	moved := newMoveWatch()
-	ccfg := client.Config{Name: o.name, Password: o.password, Seed: o.seed, OnSnapshot: func(sn *snapshot.Snapshot) {
+	ccfg, err := botConfig(o, func(sn *snapshot.Snapshot) {
 		if cl != nil {
 			moved.snapshot(w, game.EntityNum(cl.ClientNum()), sn)
 		}
-	}}
-	switch {
-	case o.token != "":
-		tok, err := token.Parse(o.token)
-		if err != nil {
-			return fmt.Errorf("--token: %w", err)
-		}
-		ccfg.Token = tok
-	case o.keyFile != "":
-		key, err := readKeyFile(o.keyFile)
-		if err != nil {
-			return err
-		}
-		if ccfg.Token, err = issueFor(key, []string{o.connect}, o.seed, 30*time.Second, 10*time.Second, ""); err != nil {
-			return fmt.Errorf("--key-file: --connect: %w", err)
-		}
+	})
+	if err != nil {
+		return err
 	}
 	r, err := client.Dial(o.connect, ccfg, w, input)
 	if err != nil {
@@ -242,12 +230,15 @@ func playBot(ctx context.Context, o botOptions, stdout io.Writer) error {
 	}
 	var (
 		st     client.Stats
+		ctr    clienthook.Counters
 		num    game.ClientNum
 		others []int
 		runErr error
 		ended  bool
 	)
-	read := func(c *client.Client) { st, num, others = c.Stats(), c.ClientNum(), moved.list(others[:0]) }
+	read := func(c *client.Client) {
+		st, ctr, num, others = c.Stats(), clienthook.CountersOf(c), c.ClientNum(), moved.list(others[:0])
+	}
 	sample := func() bool { return r.Do(runCtx, func(_ time.Duration, c *client.Client) { read(c) }) }
 loop:
 	for {
@@ -263,9 +254,9 @@ loop:
 			if sample() {
 				fmt.Fprintf(stdout, "[%5.1fs] %s  client %d  frame %d  snapshots %d (lost %d)  pred error self %.3f others %.3f  lead %v  rtt %v  down %.1f up %.1f kbit/s\n",
 					time.Since(start).Seconds(), st.State, num, st.Frame, st.SnapshotsReceived, st.SnapshotsLost,
-					st.Self.Mean(), st.Others.Mean(), st.Lead.Round(time.Millisecond), st.Channel.RTT.Round(time.Millisecond),
-					float64(st.Channel.BytesIn)*8/1000/time.Since(start).Seconds(),
-					float64(st.Channel.BytesOut)*8/1000/time.Since(start).Seconds())
+					st.Self.Mean(), st.Others.Mean(), st.Lead.Round(time.Millisecond), st.RTT.Round(time.Millisecond),
+					float64(st.BytesIn)*8/1000/time.Since(start).Seconds(),
+					float64(st.BytesOut)*8/1000/time.Since(start).Seconds())
 			}
 		}
 	}
@@ -280,6 +271,38 @@ loop:
 		// until then, not the last status line's figures.
 		r.After(read)
 	}
+	return reportBot(o, st, ctr, num, others, runErr, elapsed, stdout)
+}
+
+// botConfig is the client configuration of a bot: its name, password and
+// connect token (given, or issued with --key-file), and onSnapshot to see
+// each snapshot.
+func botConfig(o botOptions, onSnapshot func(*snapshot.Snapshot)) (client.Config, error) {
+	ccfg := client.Config{Name: o.name, Password: o.password}
+	clienthook.Set(&ccfg, clienthook.Hooks{OnSnapshot: onSnapshot})
+	switch {
+	case o.token != "":
+		tok, err := token.Parse(o.token)
+		if err != nil {
+			return ccfg, fmt.Errorf("--token: %w", err)
+		}
+		ccfg.Token = tok
+	case o.keyFile != "":
+		key, err := readKeyFile(o.keyFile)
+		if err != nil {
+			return ccfg, err
+		}
+		if ccfg.Token, err = issueFor(key, []string{o.connect}, o.seed, 30*time.Second, 10*time.Second, ""); err != nil {
+			return ccfg, fmt.Errorf("--key-file: --connect: %w", err)
+		}
+	}
+	return ccfg, nil
+}
+
+// reportBot prints the summary of a bot's session (JSON with --json) and
+// returns its error: the session's, a connection that never happened, or a
+// broken invariant (base mismatches, decode or apply errors).
+func reportBot(o botOptions, st client.Stats, ctr clienthook.Counters, num game.ClientNum, others []int, runErr error, elapsed time.Duration, stdout io.Writer) error {
 	if runErr == nil && st.State != client.Connected {
 		switch st.State {
 		case client.Challenging:
@@ -289,7 +312,7 @@ loop:
 			runErr = fmt.Errorf("not connected to %s after %v (state %v)", o.connect, elapsed.Round(time.Millisecond), st.State)
 		}
 	}
-	sum := summarize(o, st, num, elapsed)
+	sum := summarize(o, st, ctr, num, elapsed)
 	sum.OthersMoved = append([]int{}, others...)
 	if runErr != nil {
 		sum.Error = runErr.Error()

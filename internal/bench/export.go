@@ -76,25 +76,9 @@ func shortName(s string) string { return s[strings.LastIndexByte(s, '.')+1:] }
 // ExportPeers writes rec in the peers' format to w: t supplies the field layouts, skip is the
 // number of leading ticks the peers leave out of their statistics.
 func ExportPeers(w io.Writer, rec *Recording, t *Q3Tables, skip int) error {
-	reg := rec.Load.Registry()
-	h := peerHeader{Format: PeerFormat, Scenario: rec.Scenario.Name, Clients: rec.Clients, Skip: skip, FrameRate: FrameRate}
-	for id := game.TypeID(1); id <= reg.MaxID(); id++ {
-		l := t.U.Types[id]
-		et, ok := reg.Type(id)
-		if l == nil || !ok {
-			return fmt.Errorf("bench: export: no layout for type %d", id)
-		}
-		h.Types = append(h.Types, peerType{ID: id, Name: shortName(et.Name), Widths: widthsOf(l)})
-	}
-	w0 := rec.Ticks[0].World
-	for id, l := range t.PS {
-		st, _ := reg.State(game.StateID(id))
-		// A state is shared when every client is given the same one.
-		shared := rec.Clients > 1
-		for c := 1; c < rec.Clients && shared; c++ {
-			shared = w0.State(game.ClientNum(c), game.StateID(id)) == w0.State(0, game.StateID(id))
-		}
-		h.States = append(h.States, peerState{Name: shortName(st.Name), Widths: widthsOf(l), Shared: shared})
+	h, err := peerHeaderOf(rec, t, skip)
+	if err != nil {
+		return err
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	hb, err := json.Marshal(h)
@@ -200,4 +184,31 @@ func ExportPeers(w io.Writer, rec *Recording, t *Q3Tables, skip int) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// peerHeaderOf is the export's first line: the scenario, and the field
+// widths of every entity type and non-PVS state (whether each client has
+// its own state, or all share one).
+func peerHeaderOf(rec *Recording, t *Q3Tables, skip int) (peerHeader, error) {
+	reg := rec.Load.Registry()
+	h := peerHeader{Format: PeerFormat, Scenario: rec.Scenario.Name, Clients: rec.Clients, Skip: skip, FrameRate: FrameRate}
+	for id, maxID := game.TypeID(1), snapshot.MaxTypeID(reg); id <= maxID; id++ {
+		l := t.U.Types[id]
+		et, ok := reg.Type(id)
+		if l == nil || !ok {
+			return h, fmt.Errorf("bench: export: no layout for type %d", id)
+		}
+		h.Types = append(h.Types, peerType{ID: id, Name: shortName(et.Name), Widths: widthsOf(l)})
+	}
+	w0 := rec.Ticks[0].World
+	for id, l := range t.PS {
+		st, _ := reg.State(game.StateID(id))
+		// A state is shared when every client is given the same one.
+		shared := rec.Clients > 1
+		for c := 1; c < rec.Clients && shared; c++ {
+			shared = w0.State(game.ClientNum(c), game.StateID(id)) == w0.State(0, game.StateID(id))
+		}
+		h.States = append(h.States, peerState{Name: shortName(st.Name), Widths: widthsOf(l), Shared: shared})
+	}
+	return h, nil
 }

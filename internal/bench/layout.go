@@ -5,6 +5,7 @@ import (
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/bitlayout"
 )
 
 // Layout is the field table of one state type: the width in bits of every field its
@@ -33,7 +34,7 @@ func (l *Layout) Fields() int { return len(l.Widths) }
 func ProbeLayout(s game.Snapshotter) (Layout, error) {
 	var stBuf, scratch, baseBuf [game.MaxStateBytes]byte
 	var outBuf [2 * game.MaxStateBytes]byte
-	dw := bitmsg.NewDeltaWriter()
+	dw := new(bitmsg.DeltaWriter)
 	dw.Reset(nil, 0, nil, stBuf[:])
 	s.WriteSnapshot(dw)
 	if err := dw.Err(); err != nil {
@@ -44,7 +45,7 @@ func ProbeLayout(s game.Snapshotter) (Layout, error) {
 	out := bitmsg.NewWriter(outBuf[:])
 	dw.Reset(st, nbits, out, scratch[:])
 	s.WriteSnapshot(dw)
-	if dw.Changed() || dw.Err() != nil {
+	if snapBits.WriterChanged(dw) || dw.Err() != nil {
 		return Layout{}, fmt.Errorf("bench: probe: state does not equal itself")
 	}
 	nf := out.Len()
@@ -164,3 +165,6 @@ func (u *Union) Fill(dst *UnionState, t game.TypeID, state []byte, nbits int) er
 	dst[len(u.Widths)-1] = uint32(t)
 	return nil
 }
+
+// snapBits are bitmsg's snapshot-encoding operations (internal/bitlayout).
+var snapBits = bitlayout.Get[bitmsg.Writer, bitmsg.DeltaWriter, bitmsg.DeltaReader]()

@@ -16,7 +16,7 @@ func Tables(rec *Recording) (*Q3Tables, *snapshot.CommonBase, error) {
 	w := rec.Load
 	reg := w.Registry()
 	layouts := map[game.TypeID]*Layout{}
-	for t := game.TypeID(1); t <= reg.MaxID(); t++ {
+	for t := game.TypeID(1); t <= snapshot.MaxTypeID(reg); t++ {
 		e, err := reg.New(t)
 		if err != nil {
 			return nil, nil, err
@@ -27,7 +27,7 @@ func Tables(rec *Recording) (*Q3Tables, *snapshot.CommonBase, error) {
 		}
 		layouts[t] = &l
 	}
-	u, err := NewUnion(layouts, reg.TypeBits())
+	u, err := NewUnion(layouts, snapshot.TypeBits(reg))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -33,7 +33,7 @@ type stateHasher struct {
 // an encoding fails (too long, a field out of range).
 func (s *stateHasher) hash(g game.Game) (uint64, error) {
 	if s.dw == nil {
-		s.dw = bitmsg.NewDeltaWriter()
+		s.dw = new(bitmsg.DeltaWriter)
 	}
 	h := newFNV64()
 	for n, e := range g.Entities() {

@@ -35,7 +35,7 @@ func referenceHash(t *testing.T, g game.Game) uint64 {
 	t.Helper()
 	h := fnv.New64a()
 	put := func(s game.Snapshotter) {
-		dw := bitmsg.NewDeltaWriter()
+		dw := new(bitmsg.DeltaWriter)
 		dw.Reset(nil, 0, nil, make([]byte, game.MaxStateBytes))
 		s.WriteSnapshot(dw)
 		if err := dw.Err(); err != nil {

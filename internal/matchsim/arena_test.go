@@ -12,6 +12,7 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/refgame"
 )
 
@@ -47,7 +48,7 @@ type botChecks struct {
 }
 
 func checksOf(b *bot) botChecks {
-	st := b.c.Stats()
+	st := clienthook.CountersOf(b.c)
 	return botChecks{st.BaseChecks, st.BaseMismatches, b.baseChecks, b.baseMismatches,
 		b.stateChecks, b.stateMismatches, b.stateUnchecked, st.SnapshotsReceived, st.DecodeErrors + st.ApplyErrors}
 }
@@ -228,9 +229,9 @@ func TestArenaLateJoinerDoors(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Until it has all the saved events it cannot know the doors.
-	for late.c.State() != client.Connected || late.c.Stats().ReliableEvents < uint64(saved) {
+	for late.c.State() != client.Connected || clienthook.CountersOf(late.c).ReliableEvents < uint64(saved) {
 		if h.now > 25*time.Second {
-			t.Fatalf("the late joiner has %d of %d saved events after 5 s (state %v)", late.c.Stats().ReliableEvents, saved, late.c.State())
+			t.Fatalf("the late joiner has %d of %d saved events after 5 s (state %v)", clienthook.CountersOf(late.c).ReliableEvents, saved, late.c.State())
 		}
 		h.run(h.now + 10*time.Millisecond)
 	}
@@ -329,7 +330,7 @@ func TestArenaMapChange(t *testing.T) {
 	h.run(20 * time.Second)
 	want := h.sg.Map
 	for i, b := range h.bots {
-		st := b.c.Stats()
+		st := clienthook.CountersOf(b.c)
 		if b.c.State() != client.Connected || b.c.GameID() != h.srv.GameID() || b.c.Settings() != settings ||
 			st.LoadGames != 2 || b.w.Map == nil || b.w.Map.NumEntities != want.NumEntities || len(b.w.Doors) != len(want.Doors) {
 			t.Errorf("client %d: %v, game %x (server %x), settings %q, %d loads", i, b.c.State(), b.c.GameID(), h.srv.GameID(),

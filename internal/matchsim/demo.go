@@ -10,6 +10,7 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/internal/report"
 	"github.com/snapwire/snapwire/internal/snapshot"
@@ -61,7 +62,8 @@ type Options struct {
 	// server's default, 20].
 	SnapshotRate int
 	// CoarseStep and CoarseAfter are the clients' client.Config.CoarseStep
-	// and CoarseAfter: re-prediction in larger steps (DOOM III §8).
+	// and clienthook.Hooks.CoarseAfter: re-prediction in larger steps
+	// (DOOM III §8).
 	CoarseStep, CoarseAfter int
 	// Reprediction measures the clients' re-prediction after the warm-up
 	// (repredict.go): frames, entity steps and the wall time in the game
@@ -348,17 +350,15 @@ func (h *harness) addClient(i int, name string, mode refgame.BotMode, input clie
 	}
 	b := &bot{idx: i, w: refgame.NewGame(), ep: ep, input: input}
 	b.ai = refgame.NewBot(h.opt.Seed*1000+uint64(i), 0, mode)
-	cfg := client.Config{
-		Name: name,
-		Seed: h.opt.Seed*1000 + uint64(i),
+	cfg := client.Config{Name: name, CoarseStep: h.opt.CoarseStep}
+	clienthook.Set(&cfg, clienthook.Hooks{
+		CoarseAfter: h.opt.CoarseAfter,
 		OnSnapshot: func(s *snapshot.Snapshot) {
 			h.onSnapshot(b, s)
 			if b.tw != nil {
-				b.tw.begin(s.PVS.Len(), b.c.Stats().Repredicted) // re-prediction follows, within HandlePacket
+				b.tw.begin(s.PVS.Len(), clienthook.CountersOf(b.c).Repredicted) // re-prediction follows, within HandlePacket
 			}
 		},
-		CoarseStep:  h.opt.CoarseStep,
-		CoarseAfter: h.opt.CoarseAfter,
 		OnApply: func(seq snapshot.Seq, base *snapshot.CommonBase) {
 			k := appliedKey{b.c.ClientNum(), b.c.GameID(), seq}
 			if hash, ok := h.applied[k]; ok {
@@ -369,7 +369,7 @@ func (h *harness) addClient(i int, name string, mode refgame.BotMode, input clie
 				}
 			}
 		},
-	}
+	})
 	botInput := client.InputFunc(func(f game.Frame) game.UserCmd {
 		if b.c.State() != client.Connected {
 			return game.UserCmd{Frame: f}
@@ -409,7 +409,7 @@ func (h *harness) run(until time.Duration) {
 				Receive: func(now time.Duration, _ netip.AddrPort, p []byte) {
 					b.c.HandlePacket(now, p)
 					if b.tw != nil {
-						b.tw.stop(b.c.Stats().Repredicted)
+						b.tw.stop(clienthook.CountersOf(b.c).Repredicted)
 					}
 				},
 				Advance: b.c.Advance, Next: b.c.Next})
@@ -444,7 +444,7 @@ func (h *harness) predError(b *bot, fr *frameRec, n game.EntityNum, f game.Frame
 	if e == nil || !e.hasPos {
 		return
 	}
-	x, y, z, ok := b.c.PredictedPosition(n, f)
+	x, y, z, ok := clienthook.PredictedPosition(b.c, n, f)
 	if !ok {
 		return
 	}
@@ -493,7 +493,7 @@ func (h *harness) onSnapshot(b *bot, s *snapshot.Snapshot) {
 		}
 	}
 	if !h.live {
-		h.meas.measure(b.w, b.c.ClientNum(), b.c.CopyBase, s)
+		h.meas.measure(b.w, b.c.ClientNum(), func(dst *snapshot.CommonBase) bool { return clienthook.CopyBase(b.c, dst) }, s)
 	}
 	if h.sparse != nil {
 		h.sparse.snapshot(b, s)
@@ -547,8 +547,8 @@ func (h *harness) second(t int) Second {
 
 // counters reads client b's cumulative counters from both ends.
 func (b *bot) counters(byNum map[game.ClientNum]serverhook.ClientStats) sample {
-	st := b.c.Stats()
-	s := sample{up: st.Channel.BytesOut, lostSnaps: st.SnapshotsLost, resends: st.Channel.ReliableResends}
+	st, ch := b.c.Stats(), clienthook.ChannelStats(b.c)
+	s := sample{up: ch.BytesOut, lostSnaps: st.SnapshotsLost, resends: ch.ReliableResends}
 	if b.c.State() == client.Connected {
 		if cs, ok := byNum[b.c.ClientNum()]; ok {
 			s.down, s.downPkts = cs.Channel.BytesOut, cs.Channel.PacketsOut

@@ -6,6 +6,7 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/netsim"
 )
@@ -99,7 +100,7 @@ func (l *Live) SetLink(cfg netsim.LinkConfig) error {
 // Checks returns the player's client's invariant checks.
 func (l *Live) Checks() LiveChecks {
 	b := l.me
-	st := b.c.Stats()
+	st := clienthook.CountersOf(b.c)
 	return LiveChecks{Snapshots: st.SnapshotsReceived,
 		BaseChecks: st.BaseChecks + b.baseChecks, BaseMismatches: st.BaseMismatches + b.baseMismatches,
 		StateChecks: b.stateChecks, StateMismatches: b.stateMismatches}
@@ -112,7 +113,7 @@ func (l *Live) BotChecks() LiveChecks {
 		if b == l.me {
 			continue
 		}
-		st := b.c.Stats()
+		st := clienthook.CountersOf(b.c)
 		c.Snapshots += st.SnapshotsReceived
 		c.BaseChecks += st.BaseChecks + b.baseChecks
 		c.BaseMismatches += st.BaseMismatches + b.baseMismatches

@@ -31,14 +31,14 @@ func TestLive(t *testing.T) {
 	for now := step; now <= 10*time.Second; now += step {
 		l.Step(now)
 	}
-	low := l.Client().Stats().Channel.RTT
+	low := l.Client().Stats().RTT
 	if err := l.SetLink(netsim.LinkConfig{Latency: 150 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	for now := 10 * time.Second; now <= 20*time.Second; now += step {
 		l.Step(now)
 	}
-	high := l.Client().Stats().Channel.RTT
+	high := l.Client().Stats().RTT
 	c, bots := l.Checks(), l.BotChecks()
 	t.Logf("player %+v, bots %+v, rtt %v then %v", c, bots, low, high)
 	if c.Snapshots < 300 || c.BaseMismatches != 0 || c.StateMismatches != 0 || c.BaseChecks < 100 || c.StateChecks < 300 {

@@ -48,7 +48,7 @@ type measurer struct {
 
 func newMeasurer(reg *game.Registry) (*measurer, error) {
 	m := &measurer{reg: reg, codec: snapshot.NewStateCodec(), delta: snapshot.NewEncoder(reg),
-		full: snapshot.NewEncoder(reg), dw: bitmsg.NewDeltaWriter(),
+		full: snapshot.NewEncoder(reg), dw: new(bitmsg.DeltaWriter),
 		states: make([]game.Snapshotter, reg.NumStates()),
 		buf:    make([]byte, 1<<16), hbuf: make([]byte, 1<<16), zbuf: make([]byte, 1<<17),
 		stBuf: make([]byte, game.MaxStateBytes), dwOut: make([]byte, 2*game.MaxStateBytes)}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/internal/report"
 )
@@ -19,8 +20,8 @@ import (
 // warm-up, summed over the clients.
 type RepredictionStats struct {
 	Snapshots uint64 `json:"snapshots"` // snapshots received
-	Frames    uint64 `json:"frames"`    // frames re-run (client.Stats.Repredicted)
-	Steps     uint64 `json:"steps"`     // entity steps (client.Stats.RepredictedSteps)
+	Frames    uint64 `json:"frames"`    // frames re-run (clienthook.Counters.Repredicted)
+	Steps     uint64 `json:"steps"`     // entity steps (clienthook.Counters.RepredictedSteps)
 	// FrameSteps is the entity steps re-predicting the same frames frame
 	// by frame would have taken (frames re-run times the snapshot's PVS):
 	// Steps' reference from the same match.
@@ -114,7 +115,7 @@ type repredictMark struct {
 }
 
 func (b *bot) repredictCounters() repredictMark {
-	st := b.c.Stats()
+	st := clienthook.CountersOf(b.c)
 	return repredictMark{snaps: st.SnapshotsReceived, frames: st.Repredicted, steps: st.RepredictedSteps, coarse: st.CoarseRepredictions}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/report"
 )
 
@@ -218,7 +219,7 @@ func (h *harness) finish(res *Result) {
 	var kbpsSum, upSum float64
 	for _, b := range h.bots {
 		cur := b.counters(byNum)
-		st := b.c.Stats()
+		st := clienthook.CountersOf(b.c)
 		cr := ClientResult{Client: b.idx, Num: b.c.ClientNum(), State: b.c.State().String(),
 			KbpsDown: round(float64(cur.down)*8/1000/dur, 2), KbpsUp: round(float64(cur.up)*8/1000/dur, 2),
 			SnapshotsReceived: st.SnapshotsReceived, SnapshotsLost: st.SnapshotsLost,

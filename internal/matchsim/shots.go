@@ -3,6 +3,7 @@ package matchsim
 import (
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/server"
 )
@@ -98,7 +99,7 @@ func (h *harness) shoot(f game.Frame) {
 		if !ok || !h.connected(b) || !alive(w, me) {
 			continue
 		}
-		ox, oy, _, ok := b.c.PredictedPosition(me, f)
+		ox, oy, _, ok := clienthook.PredictedPosition(b.c, me, f)
 		if !ok {
 			continue
 		}
@@ -107,7 +108,7 @@ func (h *harness) shoot(f game.Frame) {
 			if n == me || n >= players || !alive(w, n) {
 				continue
 			}
-			tx, ty, _, ok := b.c.PredictedPosition(n, f)
+			tx, ty, _, ok := clienthook.PredictedPosition(b.c, n, f)
 			if !ok || !w.ClearLine(ox, oy, tx, ty) {
 				continue
 			}
@@ -134,7 +135,7 @@ func (h *harness) shoot(f game.Frame) {
 			}
 			cover := false
 			if v := byEnt[n]; v != nil {
-				if vx, vy, _, ok := v.c.PredictedPosition(n, f); ok {
+				if vx, vy, _, ok := clienthook.PredictedPosition(v.c, n, f); ok {
 					cover = hidden(w, sx, sy, vx, vy)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/zrle"
@@ -101,7 +102,7 @@ func (sp *sparse) snapshot(b *bot, s *snapshot.Snapshot) {
 		shs = new([numVariants]shadow)
 		for i := range shs {
 			shs[i] = shadow{enc: snapshot.NewEncoder(sp.reg), seq: map[snapshot.Seq]snapshot.Seq{}}
-			if !b.c.CopyBase(shs[i].enc.Base()) {
+			if !clienthook.CopyBase(b.c, shs[i].enc.Base()) {
 				return
 			}
 		}

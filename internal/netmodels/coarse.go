@@ -25,7 +25,7 @@ type CoarseRow struct {
 	// Frames re-run after each snapshot (the same before and after: a
 	// coarse step still runs the own player every frame).
 	FramesPerSnapshot float64 `json:"frames_per_snapshot"`
-	// Entity steps per snapshot (client.Stats.RepredictedSteps), both
+	// Entity steps per snapshot (clienthook.Counters.RepredictedSteps), both
 	// from the coarse match: the frame-by-frame figure is its frames
 	// re-run times its PVS (demo's FrameSteps), so the two differ only by
 	// the stepping. Deterministic: the same on any machine.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/events"
 )
 
 // stateBits returns the full snapshot state of s (every field, no delta flags).
@@ -60,7 +61,7 @@ func hashWorld(t testing.TB, w *World) uint64 {
 type match struct {
 	w    *World
 	bots []*Bot
-	ev   game.EventBuffer
+	ev   events.Buffer
 	cmds []game.PlayerCmd
 	tick game.Tick
 }

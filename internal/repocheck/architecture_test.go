@@ -185,14 +185,17 @@ func TestArchitecture(t *testing.T) {
 	// the stack import nothing of ours, netchan, snapshot, game and
 	// lockstep only what the page names, and a transport (rtc) no server.
 	for pkg, allowed := range map[string][]string{
-		"bitmsg":             nil,
+		"bitmsg":             {"internal/bitlayout"},
+		"internal/bitlayout": nil,
 		"internal/zrle":      nil,
 		"netsim":             nil,
 		"token":              {"internal/tokenwire"},
 		"internal/tokenwire": nil,
 		"internal/udprun":    nil,
 		"internal/netchan":   {"internal/zrle", "internal/entropy"},
-		"internal/snapshot":  {"bitmsg", "game"},
+		"internal/snapshot":  {"bitmsg", "game", "internal/bitlayout", "internal/usercmd", "internal/events"},
+		"internal/usercmd":   {"bitmsg", "game"},
+		"internal/events":    {"bitmsg", "game"},
 		"game":               {"bitmsg"},
 
 		"internal/entropy":   nil,

@@ -81,7 +81,7 @@ const (
 	TypeSnapshot netchan.MessageType = 1 // game id, then a snapshot
 	TypeLoadGame netchan.MessageType = 2 // game id and settings: "load this game"
 	// Client → server.
-	TypeCommands netchan.MessageType = 1 // header, then a game.UserCmdMessage
+	TypeCommands netchan.MessageType = 1 // header, then a usercmd.Message
 	TypeIdle     netchan.MessageType = 2 // header only (no command yet)
 )
 
@@ -589,7 +589,7 @@ const EventsHeaderLen = 6
 
 // AppendEventsHeader starts a reliable events message:
 // kind 2 | game id u32 | count u8, followed by count events written with
-// game.Event.Write into one bit stream (LSB first), padded to a byte.
+// events.Write (internal/events) into one bit stream (LSB first), padded to a byte.
 func AppendEventsHeader(b []byte, id game.GameID, count int) []byte {
 	b = append(b, byte(RelEvents))
 	b = binary.LittleEndian.AppendUint32(b, uint32(id))

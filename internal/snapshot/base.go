@@ -74,7 +74,7 @@ func (b *CommonBase) Init(world game.World, states []game.Snapshotter) error {
 		return fmt.Errorf("%w: %d states, base has %d", ErrInput, len(states), len(b.states))
 	}
 	b.Reset()
-	dw := bitmsg.NewDeltaWriter()
+	dw := new(bitmsg.DeltaWriter)
 	var buf [game.MaxStateBytes]byte
 	for n, e := range world.Entities() {
 		_, typ := world.Entity(n)
@@ -140,7 +140,7 @@ func (b *CommonBase) State(id game.StateID) (state []byte, nbits int) {
 }
 
 // stateWide is State with the slice running on to the end of the arena, so that reads of
-// whole words stay on bitmsg.Writer.WriteDelta's fast path.
+// whole words stay on the layout replay (bitlayout.Funcs.WriteDelta)'s fast path.
 func (b *CommonBase) stateWide(id game.StateID) (state []byte, nbits int) {
 	e := &b.states[id]
 	return b.arena[e.off:], int(e.bits)

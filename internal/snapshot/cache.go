@@ -9,15 +9,16 @@ import (
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/bitlayout"
 )
 
 // FrameCache shares the encoding of entity states between the clients of one game frame.
 // Every client's snapshot of a frame sees the same entity states; only the common base each
 // is delta-compressed against differs (DOOM III §4.2). With a cache in Input.Cache, Build
 // writes each visible entity's full state through its WriteSnapshot once per frame, keeping
-// the state bits and their field layout (bitmsg.Layout); every client's Build then omits an
+// the state bits and their field layout (bitlayout.Layout); every client's Build then omits an
 // entity whose state bits equal its base's (a length and memory compare) and writes the delta
-// of a changed one from the two bit strings (bitmsg.Writer.WriteDelta), with no call into the
+// of a changed one from the two bit strings (the layout replay (bitlayout.Funcs.WriteDelta)), with no call into the
 // game. The bits are exactly those the per-client DeltaWriter path writes (cache_test.go).
 //
 // What clients write is shared too, within a fixed memory bound per frame beyond which a
@@ -64,7 +65,7 @@ type FrameCache struct {
 	typsSet []game.EntityNum
 	// layouts[n]: entity n's field layout, read only to write a delta that is not in the memo
 	// (kept apart from ents so that the entries every client reads stay small).
-	layouts []bitmsg.Layout
+	layouts []bitlayout.Layout
 	// slots holds every entity's last encoding, each in a slot of its own (cacheEntry.off,
 	// cap) kept from generation to generation: an entity the world reports unchanged keeps its
 	// bits where they are. slotGarbage counts the bytes of slots no entry uses any more
@@ -290,7 +291,7 @@ type stateEntry struct {
 	s      game.Snapshotter
 	bits   uint16
 	off    uint32 // in FrameCache.buf
-	layout bitmsg.Layout
+	layout bitlayout.Layout
 	// memo: the deltas of this state written this generation against up to stateMemos
 	// different base states (the first nmemo), kept for the next client with the same base: a
 	// state shared by every client (a scoreboard) changes for all of them at once, against the
@@ -365,7 +366,7 @@ func (c *FrameCache) begin(f game.Frame) {
 			c.typs[i] = typUnknown
 		}
 		c.typsSet = make([]game.EntityNum, 0, game.MaxEntities)
-		c.layouts = make([]bitmsg.Layout, game.MaxEntities)
+		c.layouts = make([]bitlayout.Layout, game.MaxEntities)
 	}
 	if c.gen == 0 || c.frame != f {
 		c.Invalidate()
@@ -467,11 +468,11 @@ func (c *FrameCache) encode(n game.EntityNum, ce *cacheEntry, world Entities, gv
 		c.setTyp(n, game.NoType)
 		return nil
 	}
-	if !reg.Known(typ) {
+	if !known(reg, typ) {
 		return fmt.Errorf("%w: entity %d has unregistered type %d", ErrInput, n, typ)
 	}
 	c.dw.Reset(nil, 0, nil, c.scratch[:game.MaxStateBytes])
-	c.dw.RecordLayout(&c.layouts[n])
+	bitops.RecordLayout(&c.dw, &c.layouts[n])
 	ent.WriteSnapshot(&c.dw)
 	if err := c.dw.Err(); err != nil {
 		return fmt.Errorf("snapshot: entity %d (type %d): %w", n, typ, err)
@@ -608,7 +609,7 @@ func (c *FrameCache) stateOf(s game.Snapshotter, hint *int32) (*stateEntry, erro
 	se := &c.states[c.nstates]
 	off := c.reserve()
 	c.dw.Reset(nil, 0, nil, c.buf[off:off+game.MaxStateBytes])
-	c.dw.RecordLayout(&se.layout)
+	bitops.RecordLayout(&c.dw, &se.layout)
 	s.WriteSnapshot(&c.dw)
 	if err := c.dw.Err(); err != nil {
 		return nil, err
@@ -646,7 +647,7 @@ func (c *FrameCache) memoFind(n game.EntityNum, ce *cacheEntry, baseVer uint64) 
 
 // writeEntDelta writes the delta of entity n's cached state (entry ce: st, nbits bits) against
 // a base state (base, baseBits bits; base runs on past them, nil for none) of version baseVer (0:
-// unknown, noBaseVersion: no base) into w, as bitmsg.Writer.WriteDelta does; rec is
+// unknown, noBaseVersion: no base) into w, as the layout replay (bitlayout.Funcs.WriteDelta) does; rec is
 // memoFind(n, ce, baseVer). Clients whose bases advanced through the same acknowledged states hold
 // the same base state for an entity (DOOM III §4.2), so the delta written for one is kept for
 // the generation, keyed by the base's version, and replayed with WriteBitsFrom for the next
@@ -659,7 +660,7 @@ func (c *FrameCache) writeEntDelta(w *bitmsg.Writer, n game.EntityNum, ce *cache
 		return
 	}
 	start := w.Len()
-	w.WriteDelta(&c.layouts[n], st, nbits, base, baseBits)
+	bitops.WriteDelta(w, &c.layouts[n], st, nbits, base, baseBits)
 	if w.Err() != nil || baseVer == 0 {
 		return
 	}
@@ -669,7 +670,7 @@ func (c *FrameCache) writeEntDelta(w *bitmsg.Writer, n game.EntityNum, ce *cache
 		if cap(c.memoBuf)-len(c.memoBuf) >= (w.Len()-start+7)/8 {
 			rec.outOff = uint32(len(c.memoBuf))
 			var out int
-			c.memoBuf, out = w.AppendSince(c.memoBuf, start)
+			c.memoBuf, out = bitops.AppendSince(w, c.memoBuf, start)
 			rec.outBits = uint32(out)
 		}
 		return
@@ -702,7 +703,7 @@ func (c *FrameCache) writeStateDelta(w *bitmsg.Writer, se *stateEntry, st []byte
 		}
 	}
 	start := w.Len()
-	w.WriteDelta(&se.layout, st, nbits, base, baseBits)
+	bitops.WriteDelta(w, &se.layout, st, nbits, base, baseBits)
 	out := w.Len() - start
 	if w.Err() != nil || int(se.nmemo) == stateMemos || out > math.MaxUint16 {
 		return
@@ -715,7 +716,7 @@ func (c *FrameCache) writeStateDelta(w *bitmsg.Writer, se *stateEntry, st []byte
 	m.baseOff, m.baseBits = uint32(len(c.memoBuf)), uint16(baseBits)
 	c.memoBuf = append(c.memoBuf, base[:nbb]...)
 	m.outOff = uint32(len(c.memoBuf))
-	c.memoBuf, out = w.AppendSince(c.memoBuf, start)
+	c.memoBuf, out = bitops.AppendSince(w, c.memoBuf, start)
 	m.outBits = uint16(out)
 	se.nmemo++
 }

@@ -9,10 +9,11 @@ import (
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/usercmd"
 )
 
 // TestWriteCmdDeltaMatchesGame: the encoder's command delta writes exactly the bits of
-// game.WriteUserCmdDelta, after every bit offset and after a next code of every length, for
+// usercmd.WriteDelta, after every bit offset and after a next code of every length, for
 // random commands and bases (equal and unequal fields, -127..127 movements, the -128 range
 // error).
 func TestWriteCmdDeltaMatchesGame(t *testing.T) {
@@ -66,7 +67,7 @@ func TestWriteCmdDeltaMatchesGame(t *testing.T) {
 			w1.WriteBits(code, n) // writeNext's bits
 			lead += n
 		}
-		err1 := game.WriteUserCmdDelta(w1, &base, &cmd)
+		err1 := usercmd.WriteDelta(w1, &base, &cmd)
 		err2 := writeCmdDelta(w2, &base, &cmd, code, n)
 		if (err1 == nil) != (err2 == nil) || (err1 != nil && !errors.Is(err2, game.ErrRange)) {
 			t.Fatalf("errors differ: %v / %v", err1, err2)
@@ -74,14 +75,14 @@ func TestWriteCmdDeltaMatchesGame(t *testing.T) {
 		if w1.Len() != w2.Len() || !bytes.Equal(w1.Bytes(), w2.Bytes()) {
 			t.Fatalf("cmd %+v base %+v: %d bits %x, want %d bits %x", cmd, base, w2.Len(), w2.Bytes(), w1.Len(), w1.Bytes())
 		}
-		if got, want := w2.Len()-lead, game.UserCmdDeltaBits(&base, &cmd); err2 == nil && got != want {
+		if got, want := w2.Len()-lead, usercmd.DeltaBits(&base, &cmd); err2 == nil && got != want {
 			t.Fatalf("%d bits, want %d", got, want)
 		}
 	}
 }
 
 // TestWriteCmdDeltaOverflow: a writer too short for the command ends with ErrOverflow, as
-// with game.WriteUserCmdDelta.
+// with usercmd.WriteDelta.
 func TestWriteCmdDeltaOverflow(t *testing.T) {
 	base := game.UserCmd{}
 	cmd := game.UserCmd{Buttons: 3, Forward: 5, Right: -7, Up: 1, Yaw: 100, Pitch: 200}
@@ -90,7 +91,7 @@ func TestWriteCmdDeltaOverflow(t *testing.T) {
 		if err := writeCmdDelta(w, &base, &cmd, 0, 0); err != nil {
 			t.Fatal(err)
 		}
-		if want := size*8 < game.UserCmdDeltaBits(&base, &cmd); (w.Err() != nil) != want {
+		if want := size*8 < usercmd.DeltaBits(&base, &cmd); (w.Err() != nil) != want {
 			t.Fatalf("%d bytes: err %v, want overflow %v", size, w.Err(), want)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/events"
+	"github.com/snapwire/snapwire/internal/usercmd"
 )
 
 // EntityState is one entity of a decoded snapshot's PVS.
@@ -70,17 +72,17 @@ type Decoder struct {
 func NewDecoder(reg *game.Registry) (*Decoder, error) {
 	d := &Decoder{
 		reg:      reg,
-		typeBits: reg.TypeBits(),
+		typeBits: TypeBits(reg),
 		base:     NewCommonBase(reg.NumStates()),
-		scratch:  make([]game.Entity, int(reg.MaxID())+1),
-		dr:       bitmsg.NewDeltaReader(),
+		scratch:  make([]game.Entity, int(MaxTypeID(reg))+1),
+		dr:       new(bitmsg.DeltaReader),
 	}
 	for id := range reg.NumStates() {
-		s, err := reg.NewState(game.StateID(id))
-		if err != nil {
-			return nil, err
+		st, ok := reg.State(game.StateID(id))
+		if !ok || st.New == nil {
+			return nil, fmt.Errorf("%w: state %d", game.ErrUnknownType, id)
 		}
-		d.states = append(d.states, s)
+		d.states = append(d.states, st.New())
 	}
 	return d, nil
 }
@@ -122,7 +124,25 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 	s.data, s.offs = s.data[:0], s.offs[:0]
 	s.States = s.States[:0]
 
-	// Entities: written ones are flagged with a skip over the omitted.
+	if err := d.decodeEntities(r, s, p); err != nil {
+		return err
+	}
+	if err := d.decodeStates(r, s, p); err != nil {
+		return err
+	}
+	if err := decodeCmds(r, s); err != nil {
+		return err
+	}
+	if err := d.decodeEvents(r, s); err != nil {
+		return err
+	}
+	s.pointIntoData()
+	return nil
+}
+
+// decodeEntities reads the PVS entities: written ones are flagged with a
+// skip over the omitted, which take their base state.
+func (d *Decoder) decodeEntities(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 	next := -1 // PVS index of the next written entity; -1: none left
 	if k, end := readNext(r); !end {
 		next = k
@@ -149,7 +169,7 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 			if err := r.Err(); err != nil {
 				return fmt.Errorf("%w: entity %d: %w", ErrCorrupt, n, err)
 			}
-			if !d.reg.Known(es.Type) || es.Type == btyp {
+			if !known(d.reg, es.Type) || es.Type == btyp {
 				return fmt.Errorf("%w: entity %d spawned with type %d (base type %d)", ErrCorrupt, n, es.Type, btyp)
 			}
 			bstate, bbits = nil, 0
@@ -165,7 +185,7 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 		if err := d.dr.Err(); err != nil {
 			return fmt.Errorf("%w: entity %d (type %d): %w", ErrCorrupt, n, es.Type, err)
 		}
-		if !es.Spawn && !d.dr.Changed() {
+		if !es.Spawn && !bitops.ReaderChanged(d.dr) {
 			return fmt.Errorf("%w: entity %d written without a change", ErrCorrupt, n)
 		}
 		st, nb := d.dr.State()
@@ -182,8 +202,11 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 	if next >= 0 {
 		return fmt.Errorf("%w: entity index %d beyond the PVS's %d entities", ErrCorrupt, next, len(s.members))
 	}
+	return nil
+}
 
-	// Non-PVS states.
+// decodeStates reads the non-PVS states, each flagged when written.
+func (d *Decoder) decodeStates(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 	for id, st := range d.states {
 		bstate, bbits := d.base.State(game.StateID(id))
 		if !r.ReadBool() {
@@ -195,15 +218,19 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 		if err := d.dr.Err(); err != nil {
 			return fmt.Errorf("%w: state %d: %w", ErrCorrupt, id, err)
 		}
-		if !d.dr.Changed() {
+		if !bitops.ReaderChanged(d.dr) {
 			return fmt.Errorf("%w: state %d written without a change", ErrCorrupt, id)
 		}
 		nst, nb := d.dr.State()
 		d.addState(s, true, nst, nb)
 		p.addState(game.StateID(id), nst, nb)
 	}
+	return nil
+}
 
-	// Other players' commands.
+// decodeCmds reads the other players' commands, each delta-compressed
+// against the one before.
+func decodeCmds(r *bitmsg.Reader, s *Snapshot) error {
 	prev := -1
 	var last game.UserCmd
 	for {
@@ -216,20 +243,23 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 			return fmt.Errorf("%w: command for PVS index %d of %d", ErrCorrupt, j, len(s.members))
 		}
 		c := game.PlayerCmd{Entity: s.members[j], Cmd: game.UserCmd{Frame: s.Header.Frame}}
-		if err := game.ReadUserCmdDelta(r, &last, &c.Cmd); err != nil {
+		if err := usercmd.ReadDelta(r, &last, &c.Cmd); err != nil {
 			return fmt.Errorf("%w: command of entity %d: %w", ErrCorrupt, c.Entity, err)
 		}
 		s.Cmds = append(s.Cmds, c)
 		last, prev = c.Cmd, j
 	}
+	return nil
+}
 
-	// Unreliable events.
+// decodeEvents reads the unreliable events.
+func (d *Decoder) decodeEvents(r *bitmsg.Reader, s *Snapshot) error {
 	for r.ReadBool() {
 		if len(s.Events) == MaxEvents {
 			return fmt.Errorf("%w: more than %d events", ErrCorrupt, MaxEvents)
 		}
 		var ev game.Event
-		if err := ev.Read(r, d.evbuf[:]); err != nil {
+		if err := events.Read(r, &ev, d.evbuf[:]); err != nil {
 			return fmt.Errorf("%w: event %d: %w", ErrCorrupt, len(s.Events), err)
 		}
 		s.offs = append(s.offs, len(s.data))
@@ -240,8 +270,12 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 	if err := r.Err(); err != nil {
 		return fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
+	return nil
+}
 
-	// Point the slices into data, now that it no longer grows.
+// pointIntoData points the entities', states' and events' slices into
+// s.data, now that it no longer grows.
+func (s *Snapshot) pointIntoData() {
 	k := 0
 	for i := range s.Entities {
 		e := &s.Entities[i]
@@ -258,7 +292,6 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 		ev.Data = s.data[s.offs[k] : s.offs[k]+(ev.Bits+7)/8]
 		k++
 	}
-	return nil
 }
 
 func (d *Decoder) addEntity(s *Snapshot, es *EntityState, state []byte, nbits int) {
@@ -331,7 +364,7 @@ type StateCodec struct {
 
 // NewStateCodec returns a StateCodec.
 func NewStateCodec() *StateCodec {
-	return &StateCodec{dr: bitmsg.NewDeltaReader(), dw: bitmsg.NewDeltaWriter()}
+	return &StateCodec{dr: new(bitmsg.DeltaReader), dw: new(bitmsg.DeltaWriter)}
 }
 
 // Load makes dst read the full state (nbits bits of state).

@@ -70,7 +70,7 @@
 //	                     (header.go, writeNext)
 //	  spawn           1  1 if the base has no state for the entity or one of
 //	                     another type; the delta is then against an empty state
-//	  type      TypeBits  (only if spawn) Registry.TypeBits() = BitsFor(MaxID)
+//	  type      TypeBits  (only if spawn) TypeBits(reg) = BitsFor(MaxTypeID(reg))
 //	  delta          ..  the entity's WriteSnapshot through a DeltaWriter:
 //	                     per variable 0, or 1 and its encoding
 //	  end             2  "11": end of entities
@@ -78,12 +78,12 @@
 //	  changed         1  then, if 1, the state's delta as for entities
 //	other players' latest commands, for each in the PVS, ascending:
 //	  next         1..26 PVS members passed over since the previous command's entity
-//	  command     6..78  game.WriteUserCmdDelta against the previous command
+//	  command     6..78  usercmd.WriteDelta against the previous command
 //	                     in this list (the first against the zero command)
 //	  end             2  "11"
 //	unreliable events, at most MaxEvents:
 //	  more            1  1
-//	  event     64+len   game.Event.Write: entity 12, id 8, frame 32, length 12, payload
+//	  event     64+len   events.Write: entity 12, id 8, frame 32, length 12, payload
 //	  more            1  0
 //
 // An entity in the PVS and not written takes its base state; a written
@@ -102,10 +102,10 @@
 //
 // Every client's snapshot of a frame sees the same entity states. With a
 // FrameCache in Input.Cache, each visible entity is written through its
-// WriteSnapshot once per frame (its state bits and bitmsg.Layout kept), and
+// WriteSnapshot once per frame (its state bits and bitlayout.Layout kept), and
 // every client's Build omits an entity whose state bits equal its base's
 // after a memory compare and writes a changed one with
-// bitmsg.Writer.WriteDelta: the same bits as the DeltaWriter path.
+// the layout replay of internal/bitlayout: the same bits as the DeltaWriter path.
 // Skips count PVS members rather than entity numbers: they are short where
 // many entities change and cannot name an entity outside the PVS.
 package snapshot

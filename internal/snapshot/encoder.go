@@ -7,6 +7,7 @@ import (
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/events"
 )
 
 // MaxEvents bounds the unreliable events in one snapshot.
@@ -107,10 +108,10 @@ type Encoder struct {
 func NewEncoder(reg *game.Registry) *Encoder {
 	return &Encoder{
 		reg:       reg,
-		typeBits:  reg.TypeBits(),
+		typeBits:  TypeBits(reg),
 		base:      NewCommonBase(reg.NumStates()),
 		next:      1,
-		dw:        bitmsg.NewDeltaWriter(),
+		dw:        new(bitmsg.DeltaWriter),
 		stateHint: make([]int32, reg.NumStates()),
 	}
 }
@@ -206,7 +207,7 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 				if ent == nil {
 					continue
 				}
-				if !e.reg.Known(typ) {
+				if !known(e.reg, typ) {
 					return fmt.Errorf("%w: entity %d has unregistered type %d", ErrInput, n, typ)
 				}
 				e.pvs[i] |= b
@@ -231,6 +232,33 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 	writeEnd(w)
 
 	// Non-PVS states (DOOM III §3.2, §8): a changed flag, then the delta.
+	if err := e.writeStates(w, in, cache, p); err != nil {
+		return err
+	}
+
+	// Latest commands of the other players in the PVS (DOOM III §2, §3.2).
+	if err := e.writeCmds(w, in.Cmds, cache); err != nil {
+		return err
+	}
+	writeEnd(w)
+
+	// Unreliable events: written once, lost with the snapshot (DOOM III §8).
+	for i := range in.Events {
+		w.WriteBool(true)
+		if err := events.Write(w, &in.Events[i]); err != nil {
+			return fmt.Errorf("snapshot: event %d: %w", i, err)
+		}
+	}
+	w.WriteBool(false)
+	if err := w.Err(); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	return nil
+}
+
+// writeStates writes the non-PVS states (DOOM III §3.2, §8): per state a
+// changed flag, then the delta against the base.
+func (e *Encoder) writeStates(w *bitmsg.Writer, in *Input, cache *FrameCache, p *pending) error {
 	for id, s := range in.States {
 		if cache != nil {
 			if err := e.writeCachedState(w, cache, game.StateID(id), s, p); err != nil {
@@ -249,31 +277,13 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 		if err := w.Err(); err != nil {
 			return fmt.Errorf("snapshot: state %d: %w", id, err)
 		}
-		if !e.dw.Changed() {
+		if !bitops.WriterChanged(e.dw) {
 			w.Truncate(mark)
 			w.WriteBool(false)
 			continue
 		}
 		st, nb := e.dw.State()
 		p.addState(game.StateID(id), st, nb)
-	}
-
-	// Latest commands of the other players in the PVS (DOOM III §2, §3.2).
-	if err := e.writeCmds(w, in.Cmds, cache); err != nil {
-		return err
-	}
-	writeEnd(w)
-
-	// Unreliable events: written once, lost with the snapshot (DOOM III §8).
-	for i := range in.Events {
-		w.WriteBool(true)
-		if err := in.Events[i].Write(w); err != nil {
-			return fmt.Errorf("snapshot: event %d: %w", i, err)
-		}
-	}
-	w.WriteBool(false)
-	if err := w.Err(); err != nil {
-		return fmt.Errorf("snapshot: %w", err)
 	}
 	return nil
 }
@@ -464,7 +474,7 @@ func (e *Encoder) writeEntities(w *bitmsg.Writer, p *pending) error {
 		if err := w.Err(); err != nil { // before Truncate, which clears ErrOverflow
 			return fmt.Errorf("snapshot: entity %d: %w", m.num, err)
 		}
-		if !spawn && !e.dw.Changed() {
+		if !spawn && !bitops.WriterChanged(e.dw) {
 			w.Truncate(mark) // unchanged: omitted, costs nothing
 			continue
 		}
@@ -481,7 +491,7 @@ func (e *Encoder) writeEntities(w *bitmsg.Writer, p *pending) error {
 // too): found by its base label, the version of its cached state, or else
 // by a memory compare, which a delta kept for the same base makes needless
 // (it was written because the bits differ). A changed one is written by
-// bitmsg.Writer.WriteDelta from the two bit strings and the layout, which
+// the layout replay (bitlayout.Funcs.WriteDelta) from the two bit strings and the layout, which
 // gives the DeltaWriter's bits, or replayed from the delta memo; and a
 // stretch of changed members that another client of the frame wrote
 // against the same base versions is replayed whole from the cache's runs.
@@ -702,7 +712,7 @@ func (r *runRecording) close(c *FrameCache, w *bitmsg.Writer, pents []pendingEnt
 		c.runEnts = slices.Grow(c.runEnts, runEntsMax)
 	}
 	off := len(c.memoBuf)
-	c.memoBuf, _ = w.AppendSince(c.memoBuf, r.startBit)
+	c.memoBuf, _ = bitops.AppendSince(w, c.memoBuf, r.startBit)
 	rr := runRec{next: h.run, first: int32(r.first), n: int32(n), outOff: uint32(off), pents: -1}
 	// The run's pending entries and state bytes too, which every client replaying it appends
 	// to its pending snapshot as they are (offsets from the run's first byte).
@@ -728,7 +738,7 @@ func (r *runRecording) close(c *FrameCache, w *bitmsg.Writer, pents []pendingEnt
 
 // writeCachedState writes non-PVS state id of instance s from its cached encoding (encoded
 // once per frame per instance): a 0 bit when its bits equal the base's (the DeltaWriter would
-// find it unchanged), else a 1 bit and its delta by bitmsg.Writer.WriteDelta, which gives the
+// find it unchanged), else a 1 bit and its delta by the layout replay (bitlayout.Funcs.WriteDelta), which gives the
 // DeltaWriter's bits.
 func (e *Encoder) writeCachedState(w *bitmsg.Writer, c *FrameCache, id game.StateID, s game.Snapshotter, p *pending) error {
 	se, err := c.stateOf(s, &e.stateHint[id])
@@ -746,7 +756,7 @@ func (e *Encoder) writeCachedState(w *bitmsg.Writer, c *FrameCache, id game.Stat
 	}
 	w.WriteBool(true)
 	if c.view {
-		w.WriteDelta(&se.layout, st, nbits, bstate, bbits)
+		bitops.WriteDelta(w, &se.layout, st, nbits, bstate, bbits)
 	} else {
 		c.writeStateDelta(w, se, st, nbits, bstate, bbits)
 	}

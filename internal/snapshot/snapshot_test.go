@@ -8,6 +8,7 @@ import (
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/events"
 )
 
 func decode(t testing.TB, dec *Decoder, data []byte, nbits int) *Snapshot {
@@ -81,7 +82,7 @@ func TestSnapshotExactBytes(t *testing.T) {
 		nextBits(1) + 1 + (5 + 7) + 2 + // entity 1: next (skip 1), spawn 0, 5 flags + health; end
 		1 + (1 + 1 + 1 + 3) + // state 0 unchanged; state 1: changed, ammo flag 0, weapon flag 1 + 3 bits
 		nextBits(1) + 22 + 2 + // command of entity 1 (PVS index 1): buttons changed; end
-		1 + game.EventWireBits(0) + 1
+		1 + events.WireBits(0) + 1
 	if nbits != wantBits {
 		t.Fatalf("snapshot %d bits, want %d", nbits, wantBits)
 	}

@@ -45,7 +45,7 @@ func TestRunnersDisconnectReasons(t *testing.T) {
 		select {
 		case err := <-res:
 			var ref *client.RefusedError
-			if !errors.As(err, &ref) || ref.Reason != want {
+			if !errors.As(err, &ref) || ref.Reason != client.Reason(want) {
 				t.Errorf("%s: Run = %v, want reason %v", what, err, want)
 			}
 		case <-ctx.Done():

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/client"
+	"github.com/snapwire/snapwire/internal/clienthook"
 )
 
 // GraphLen is the number of frames the net graph's strip shows.
@@ -50,11 +51,11 @@ type counters struct {
 	frame                int64
 }
 
-func countersOf(now time.Duration, st *client.Stats) counters {
-	return counters{at: now, in: st.Channel.BytesIn, out: st.Channel.BytesOut,
-		snaps: st.SnapshotsReceived, lost: st.SnapshotsLost, bytes: st.SnapshotBytes,
-		applies: st.Applies, repredicted: st.Repredicted, corrections: st.Corrections,
-		dup: st.Duplicated, correctionSum: st.CorrectionSum, frame: int64(st.Frame)}
+func countersOf(now time.Duration, st *client.Stats, c *clienthook.Counters) counters {
+	return counters{at: now, in: st.BytesIn, out: st.BytesOut,
+		snaps: st.SnapshotsReceived, lost: st.SnapshotsLost, bytes: c.SnapshotBytes,
+		applies: c.Applies, repredicted: c.Repredicted, corrections: c.Corrections,
+		dup: c.Duplicated, correctionSum: c.CorrectionSum, frame: int64(st.Frame)}
 }
 
 // histLen bounds the counter history the per-second figures look back
@@ -71,9 +72,10 @@ type Graph struct {
 	fig   Figures
 }
 
-// Add records the client's statistics at time now (one drawn frame).
-func (g *Graph) Add(now time.Duration, st *client.Stats) {
-	cur := countersOf(now, st)
+// Add records the client's statistics and counters at time now (one drawn
+// frame).
+func (g *Graph) Add(now time.Duration, st *client.Stats, c *clienthook.Counters) {
+	cur := countersOf(now, st, c)
 	if g.nh == 0 {
 		g.hist[0] = cur
 		g.nh = 1
@@ -103,9 +105,9 @@ func (g *Graph) Add(now time.Duration, st *client.Stats) {
 		old = h
 	}
 	f := &g.fig
-	f.PingMS = float64(st.Channel.RTT) / float64(time.Millisecond)
+	f.PingMS = float64(st.RTT) / float64(time.Millisecond)
 	f.LeadMS = float64(st.Lead) / float64(time.Millisecond)
-	f.Duplicated = st.Duplicated
+	f.Duplicated = c.Duplicated
 	dt := (cur.at - old.at).Seconds()
 	if dt <= 0 {
 		return

@@ -10,6 +10,7 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/internal/testwait"
 	"github.com/snapwire/snapwire/server"
@@ -213,25 +214,26 @@ func TestCommand(t *testing.T) {
 func TestGraph(t *testing.T) {
 	var g Graph
 	var st client.Stats
+	var ctr clienthook.Counters
 	for i := range 300 {
 		now := time.Duration(i) * time.Second / 60
 		st.Frame++
 		if i%3 == 0 {
 			st.SnapshotsReceived++
-			st.SnapshotBytes += 100
-			st.Repredicted += 5
-			st.Applies++
+			ctr.SnapshotBytes += 100
+			ctr.Repredicted += 5
+			ctr.Applies++
 		}
 		if i%30 == 0 {
 			st.SnapshotsLost++
-			st.Corrections += 2
-			st.CorrectionSum += 6
+			ctr.Corrections += 2
+			ctr.CorrectionSum += 6
 		}
-		st.Channel.BytesIn += 50
-		st.Channel.BytesOut += 25
-		st.Channel.RTT = 80 * time.Millisecond
+		st.BytesIn += 50
+		st.BytesOut += 25
+		st.RTT = 80 * time.Millisecond
 		st.Lead = 12 * time.Millisecond
-		g.Add(now, &st)
+		g.Add(now, &st, &ctr)
 	}
 	if g.Len() != GraphLen {
 		t.Fatalf("len %d", g.Len())

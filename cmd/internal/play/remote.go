@@ -65,7 +65,7 @@ func dial(opt Options, w *refgame.World, input client.InputSource) (*remote, err
 	if err != nil {
 		return nil, err
 	}
-	cfg := client.Config{Name: opt.Name, Password: opt.Password, Token: opt.Token, Seed: opt.Seed}
+	cfg := client.Config{Name: opt.Name, Password: opt.Password, Token: opt.Token}
 	r.cl, err = client.New(cfg, w, input, client.SendFunc(func(to netip.AddrPort, p []byte) { r.link.send(p) }))
 	if err != nil {
 		r.link.close()

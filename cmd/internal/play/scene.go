@@ -7,6 +7,7 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/refgame"
 )
 
@@ -250,7 +251,7 @@ func (s *Session) formatText() {
 	s.status = fmt.Sprintf("snapwire play  %s  %s  client %d %s  frags %d  |  %s  |  %s  ghost %v",
 		where, who, s.cl.ClientNum(), st, frags, link, opp, k.Ghost)
 	f := s.graph.Figures()
-	sum := s.cl.Stats()
+	sum := clienthook.CountersOf(s.cl)
 	s.graphText = append(s.graphText[:0],
 		fmt.Sprintf("ping %.0f ms   loss %.1f%%", f.PingMS, 100*f.Loss),
 		fmt.Sprintf("down %.1f  up %.1f kbit/s", f.KbpsDown, f.KbpsUp),

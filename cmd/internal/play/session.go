@@ -8,6 +8,7 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/matchsim"
 	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/token"
@@ -154,8 +155,8 @@ func (s *Session) Step(now time.Duration, in Input) {
 	} else {
 		s.rem.step(now)
 	}
-	st := s.cl.Stats()
-	s.graph.Add(now, &st)
+	st, ctr := s.cl.Stats(), clienthook.CountersOf(s.cl)
+	s.graph.Add(now, &st, &ctr)
 	s.updateShown()
 }
 
@@ -370,7 +371,7 @@ type Summary struct {
 
 // Summary reports the session so far.
 func (s *Session) Summary() Summary {
-	st := s.cl.Stats()
+	st, ctr := s.cl.Stats(), clienthook.CountersOf(s.cl)
 	secs := s.now.Seconds()
 	kbps := func(b uint64) float64 {
 		if secs <= 0 {
@@ -380,11 +381,11 @@ func (s *Session) Summary() Summary {
 	}
 	sum := Summary{Mode: "in-process", State: st.State.String(), Autoplay: s.opt.Autoplay, DurationS: secs,
 		Frame: int64(st.Frame), FramesDrawn: s.drawn, Snapshots: st.SnapshotsReceived, SnapshotsLost: st.SnapshotsLost,
-		BaseChecks: st.BaseChecks, BaseMismatches: st.BaseMismatches, DecodeErrors: st.DecodeErrors, ApplyErrors: st.ApplyErrors,
-		Repredicted: st.Repredicted, Corrections: st.Corrections,
+		BaseChecks: ctr.BaseChecks, BaseMismatches: ctr.BaseMismatches, DecodeErrors: ctr.DecodeErrors, ApplyErrors: ctr.ApplyErrors,
+		Repredicted: ctr.Repredicted, Corrections: ctr.Corrections,
 		PredSelfMean: st.Self.Mean(), PredOthersMean: st.Others.Mean(),
-		PingMS: float64(st.Channel.RTT) / float64(time.Millisecond), KbpsDown: kbps(st.Channel.BytesIn), KbpsUp: kbps(st.Channel.BytesOut),
-		DuplicatedCmds: st.Duplicated, Interpolate: s.knobs.Interpolate, OthersMoved: s.othersMoved,
+		PingMS: float64(st.RTT) / float64(time.Millisecond), KbpsDown: kbps(st.BytesIn), KbpsUp: kbps(st.BytesOut),
+		DuplicatedCmds: ctr.Duplicated, Interpolate: s.knobs.Interpolate, OthersMoved: s.othersMoved,
 		FrameMSP50: float64(s.FramePercentile(0.5)) / float64(time.Millisecond),
 		FrameMSP99: float64(s.FramePercentile(0.99)) / float64(time.Millisecond)}
 	if s.live != nil {

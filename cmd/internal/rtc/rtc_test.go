@@ -18,6 +18,7 @@ import (
 	"github.com/snapwire/snapwire/cmd/internal/rtc"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/acceptance"
+	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/server"
@@ -153,14 +154,15 @@ func newPlayer(t *testing.T, ctx context.Context, url string, seed uint64, rec *
 		moved: map[game.EntityNum][2]float32{}, othersMoved: map[game.EntityNum]bool{}}
 	bot := refgame.NewBot(seed, 0, refgame.BotDeathmatch)
 	codec := snapshot.NewStateCodec()
-	cfg := client.Config{Name: "rtc", Seed: seed,
+	cfg := client.Config{Name: "rtc"}
+	clienthook.Set(&cfg, clienthook.Hooks{
 		OnSnapshot: func(sn *snapshot.Snapshot) {
 			c, b, u := rec.check(sn, p.w, codec)
 			p.checks, p.bad = p.checks+c, p.bad+b
 			if u {
 				p.unchecked++
 			}
-		}}
+		}})
 	p.cl, err = client.New(cfg, p.w, client.InputFunc(func(f game.Frame) game.UserCmd {
 		if p.cl.State() != client.Connected {
 			return game.UserCmd{Frame: f}
@@ -256,7 +258,8 @@ func TestDataChannelMatch(t *testing.T) {
 	var udpCl *client.Client
 	udpBot := refgame.NewBot(99, 0, refgame.BotDeathmatch)
 	udpFirst, udpMoved := map[game.EntityNum][2]float32{}, map[game.EntityNum]bool{}
-	udpCfg := client.Config{Name: "udp", Seed: 2, OnSnapshot: func(sn *snapshot.Snapshot) {
+	udpCfg := client.Config{Name: "udp"}
+	clienthook.Set(&udpCfg, clienthook.Hooks{OnSnapshot: func(sn *snapshot.Snapshot) {
 		if udpCl == nil {
 			return
 		}
@@ -272,7 +275,7 @@ func TestDataChannelMatch(t *testing.T) {
 				udpMoved[n] = true
 			}
 		}
-	}}
+	}})
 	udp, err := client.Dial(m.run.Addr().String(), udpCfg, udpWorld,
 		client.InputFunc(func(f game.Frame) game.UserCmd {
 			if udpCl == nil || udpCl.State() != client.Connected {
@@ -294,14 +297,14 @@ func TestDataChannelMatch(t *testing.T) {
 	p.cl.Connect(0, rtc.PeerAddr(0)) // the server's address is unused: the channel has one peer
 	p.play(start, 20*time.Second, func() bool { return p.cl.Stats().SnapshotsReceived >= 300 })
 
-	st := p.cl.Stats()
+	st, ctr := p.cl.Stats(), clienthook.CountersOf(p.cl)
 	t.Logf("webrtc client: %d snapshots (%d lost), base checks %d (%d bad), state checks %d (%d bad, %d unchecked snapshots), rtt %v",
-		st.SnapshotsReceived, st.SnapshotsLost, st.BaseChecks, st.BaseMismatches, p.checks, p.bad, p.unchecked, st.Channel.RTT)
+		st.SnapshotsReceived, st.SnapshotsLost, ctr.BaseChecks, ctr.BaseMismatches, p.checks, p.bad, p.unchecked, st.RTT)
 	if p.checks < 1000 || p.bad != 0 {
 		t.Errorf("state checks: %d, %d mismatches", p.checks, p.bad)
 	}
-	if st.SnapshotsReceived < 300 || st.BaseChecks < 100 || st.BaseMismatches != 0 || st.DecodeErrors != 0 || st.ApplyErrors != 0 {
-		t.Errorf("client stats %+v", st)
+	if ctr.SnapshotsReceived < 300 || ctr.BaseChecks < 100 || ctr.BaseMismatches != 0 || ctr.DecodeErrors != 0 || ctr.ApplyErrors != 0 {
+		t.Errorf("client counters %+v", ctr)
 	}
 	rs := m.rtc.Stats()
 	t.Logf("rtc server: %+v", rs)

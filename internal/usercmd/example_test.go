@@ -1,17 +1,18 @@
-package game_test
+package usercmd_test
 
 import (
 	"fmt"
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/usercmd"
 )
 
 // A client's user commands as its command message carries them (DOOM III
 // §3.3): each delta-compressed against the one before, so a player who
 // keeps running forward and turns pays for the yaw alone, and a command
 // equal to the last costs a bit a field.
-func ExampleWriteUserCmdDelta() {
+func ExampleWriteDelta() {
 	cmds := []game.UserCmd{
 		{Forward: 127, Yaw: 16384},
 		{Forward: 127, Yaw: 16400},
@@ -22,7 +23,7 @@ func ExampleWriteUserCmdDelta() {
 	var base game.UserCmd // the first is sent against the zero command
 	for i := range cmds {
 		before := w.Len()
-		game.WriteUserCmdDelta(w, &base, &cmds[i])
+		usercmd.WriteDelta(w, &base, &cmds[i])
 		c := cmds[i]
 		fmt.Printf("forward %d yaw %d buttons %d: %d bits\n", c.Forward, c.Yaw, c.Buttons, w.Len()-before)
 		base = cmds[i]
@@ -32,7 +33,7 @@ func ExampleWriteUserCmdDelta() {
 	var got, prev game.UserCmd
 	same := true
 	for i := range cmds {
-		err := game.ReadUserCmdDelta(r, &prev, &got)
+		err := usercmd.ReadDelta(r, &prev, &got)
 		same = same && err == nil && got == cmds[i]
 		prev = got
 	}
