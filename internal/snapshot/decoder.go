@@ -112,6 +112,9 @@ func (d *Decoder) Decode(r *bitmsg.Reader, s *Snapshot) error {
 	return nil
 }
 
+// decode reads the body of a snapshot whose header s already holds, in the
+// order the Encoder writes it: the PVS, the entities, the non-PVS states,
+// the other players' commands and the unreliable events.
 func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 	if err := s.PVS.ReadDelta(r, &d.base.pvs); err != nil {
 		return err
@@ -122,7 +125,26 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 	s.data, s.offs = s.data[:0], s.offs[:0]
 	s.States = s.States[:0]
 
-	// Entities: written ones are flagged with a skip over the omitted.
+	if err := d.decodeEntities(r, s, p); err != nil {
+		return err
+	}
+	if err := d.decodeStates(r, s, p); err != nil {
+		return err
+	}
+	if err := decodeCmds(r, s); err != nil {
+		return err
+	}
+	if err := d.decodeEvents(r, s); err != nil {
+		return err
+	}
+	s.fixSlices()
+	return nil
+}
+
+// decodeEntities reads the state of every entity in the PVS: the written
+// ones are flagged with a skip over the omitted, which keep their base
+// state.
+func (d *Decoder) decodeEntities(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 	next := -1 // PVS index of the next written entity; -1: none left
 	if k, end := readNext(r); !end {
 		next = k
@@ -141,36 +163,9 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 			d.addEntity(s, &es, bstate, int(bbits))
 			continue
 		}
-		es.Changed = true
-		es.Spawn = r.ReadBool()
-		es.Type = btyp
-		if es.Spawn {
-			es.Type = game.TypeID(r.ReadBits(d.typeBits))
-			if err := r.Err(); err != nil {
-				return fmt.Errorf("%w: entity %d: %w", ErrCorrupt, n, err)
-			}
-			if !d.reg.Known(es.Type) || es.Type == btyp {
-				return fmt.Errorf("%w: entity %d spawned with type %d (base type %d)", ErrCorrupt, n, es.Type, btyp)
-			}
-			bstate, bbits = nil, 0
-		} else if btyp == game.NoType {
-			return fmt.Errorf("%w: entity %d not in the base and not spawned", ErrCorrupt, n)
-		}
-		ent, err := d.scratchEntity(es.Type)
-		if err != nil {
+		if err := d.decodeEntity(r, s, p, &es, btyp, bstate, bbits); err != nil {
 			return err
 		}
-		d.dr.Reset(bstate, bbits, r, d.state[:])
-		ent.ReadSnapshot(d.dr)
-		if err := d.dr.Err(); err != nil {
-			return fmt.Errorf("%w: entity %d (type %d): %w", ErrCorrupt, n, es.Type, err)
-		}
-		if !es.Spawn && !d.dr.Changed() {
-			return fmt.Errorf("%w: entity %d written without a change", ErrCorrupt, n)
-		}
-		st, nb := d.dr.State()
-		d.addEntity(s, &es, st, nb)
-		p.addEnt(n, es.Type, st, nb, 0)
 		next = -1
 		if k, end := readNext(r); !end {
 			next = i + 1 + k
@@ -182,8 +177,52 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 	if next >= 0 {
 		return fmt.Errorf("%w: entity index %d beyond the PVS's %d entities", ErrCorrupt, next, len(s.members))
 	}
+	return nil
+}
 
-	// Non-PVS states.
+// decodeEntity reads one written entity, es.Num, against its base state
+// (type btyp, bbits bits of bstate; NoType when the base has none): a
+// spawn flag, the new type if spawned, then the entity's ReadSnapshot
+// delta. It adds the entity to s and its new state to p.
+func (d *Decoder) decodeEntity(r *bitmsg.Reader, s *Snapshot, p *pending, es *EntityState, btyp game.TypeID, bstate []byte, bbits int) error {
+	n := es.Num
+	es.Changed = true
+	es.Spawn = r.ReadBool()
+	es.Type = btyp
+	if es.Spawn {
+		es.Type = game.TypeID(r.ReadBits(d.typeBits))
+		if err := r.Err(); err != nil {
+			return fmt.Errorf("%w: entity %d: %w", ErrCorrupt, n, err)
+		}
+		if !d.reg.Known(es.Type) || es.Type == btyp {
+			return fmt.Errorf("%w: entity %d spawned with type %d (base type %d)", ErrCorrupt, n, es.Type, btyp)
+		}
+		bstate, bbits = nil, 0
+	} else if btyp == game.NoType {
+		return fmt.Errorf("%w: entity %d not in the base and not spawned", ErrCorrupt, n)
+	}
+	ent, err := d.scratchEntity(es.Type)
+	if err != nil {
+		return err
+	}
+	d.dr.Reset(bstate, bbits, r, d.state[:])
+	ent.ReadSnapshot(d.dr)
+	if err := d.dr.Err(); err != nil {
+		return fmt.Errorf("%w: entity %d (type %d): %w", ErrCorrupt, n, es.Type, err)
+	}
+	if !es.Spawn && !d.dr.Changed() {
+		return fmt.Errorf("%w: entity %d written without a change", ErrCorrupt, n)
+	}
+	st, nb := d.dr.State()
+	d.addEntity(s, es, st, nb)
+	p.addEnt(n, es.Type, st, nb, 0)
+	return nil
+}
+
+// decodeStates reads every non-PVS state: a changed flag, then the state's
+// ReadSnapshot delta against its base state. It adds each to s and the
+// changed ones to p.
+func (d *Decoder) decodeStates(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 	for id, st := range d.states {
 		bstate, bbits := d.base.State(game.StateID(id))
 		if !r.ReadBool() {
@@ -202,14 +241,19 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 		d.addState(s, true, nst, nb)
 		p.addState(game.StateID(id), nst, nb)
 	}
+	return nil
+}
 
-	// Other players' commands.
+// decodeCmds reads the latest commands of other players in the PVS, each
+// flagged with a skip over the PVS entities without one and delta-coded
+// against the previous command.
+func decodeCmds(r *bitmsg.Reader, s *Snapshot) error {
 	prev := -1
 	var last game.UserCmd
 	for {
 		k, end := readNext(r)
 		if end || r.Err() != nil {
-			break
+			return nil
 		}
 		j := prev + 1 + k
 		if j >= len(s.members) {
@@ -222,8 +266,11 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 		s.Cmds = append(s.Cmds, c)
 		last, prev = c.Cmd, j
 	}
+}
 
-	// Unreliable events.
+// decodeEvents reads the unreliable events, each after a "more" flag, at
+// most MaxEvents, and copies their payloads into s.data.
+func (d *Decoder) decodeEvents(r *bitmsg.Reader, s *Snapshot) error {
 	for r.ReadBool() {
 		if len(s.Events) == MaxEvents {
 			return fmt.Errorf("%w: more than %d events", ErrCorrupt, MaxEvents)
@@ -240,8 +287,12 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 	if err := r.Err(); err != nil {
 		return fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
+	return nil
+}
 
-	// Point the slices into data, now that it no longer grows.
+// fixSlices points the entities', states' and events' slices into s.data,
+// now that it no longer grows.
+func (s *Snapshot) fixSlices() {
 	k := 0
 	for i := range s.Entities {
 		e := &s.Entities[i]
@@ -258,7 +309,6 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 		ev.Data = s.data[s.offs[k] : s.offs[k]+(ev.Bits+7)/8]
 		k++
 	}
-	return nil
 }
 
 func (d *Decoder) addEntity(s *Snapshot, es *EntityState, state []byte, nbits int) {

@@ -156,6 +156,10 @@ func (e *Encoder) Build(w *bitmsg.Writer, in *Input) (Header, error) {
 	return h, nil
 }
 
+// build writes the snapshot for in after its header h: the PVS restricted
+// to live entities, the entities that differ from the base, the non-PVS
+// states, the other players' commands and the unreliable events. It records
+// the new states in p.
 func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) error {
 	h.Write(w)
 
@@ -167,52 +171,12 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 		cache.begin(in.Frame)
 	}
 	if in.PVS != nil && cache != nil {
-		// The entries Prepare (or an earlier Build) looked up this frame are read in place;
-		// the others go through the cache, which encodes them.
-		typs := &noTypes // indexed by numbers masked to their range
-		if !cache.stale && cache.ents != nil {
-			typs = (*[game.MaxEntities]game.TypeID)(cache.typs)
+		if err := e.cachedPVSMembers(in, cache); err != nil {
+			return err
 		}
-		members := e.members
-		for i, bits := range in.PVS {
-			live := bits // less the numbers with no live entity, met below
-			for ; bits != 0; bits &= bits - 1 {
-				n := game.EntityNum(i*32 + trailingZeros(bits))
-				typ := typs[n&(game.MaxEntities-1)]
-				if typ == typUnknown {
-					ce, err := cache.entity(n, in.World, e.reg)
-					if err != nil {
-						e.members = members
-						return err
-					}
-					typ = ce.typ
-				}
-				if typ == game.NoType {
-					live &^= bits & -bits
-					continue
-				}
-				members = append(members, member{num: n, typ: typ})
-			}
-			e.pvs[i] = live
-		}
-		e.members = members
 	} else if in.PVS != nil {
-		for i, bits := range in.PVS {
-			for bits != 0 {
-				b := bits & -bits
-				bits &^= b
-				n := game.EntityNum(i*32 + trailingZeros(b))
-				ent, typ := in.World.Entity(n)
-				if ent == nil {
-					continue
-				}
-				if !e.reg.Known(typ) {
-					return fmt.Errorf("%w: entity %d has unregistered type %d", ErrInput, n, typ)
-				}
-				e.pvs[i] |= b
-				e.members = append(e.members, member{num: n, typ: typ})
-				e.ents = append(e.ents, ent)
-			}
+		if err := e.pvsMembers(in); err != nil {
+			return err
 		}
 	}
 	*p.pvs = e.pvs
@@ -230,8 +194,94 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 	}
 	writeEnd(w)
 
-	// Non-PVS states (DOOM III §3.2, §8): a changed flag, then the delta.
-	for id, s := range in.States {
+	if err := e.writeStates(w, in.States, cache, p); err != nil {
+		return err
+	}
+
+	// Latest commands of the other players in the PVS (DOOM III §2, §3.2).
+	if err := e.writeCmds(w, in.Cmds, cache); err != nil {
+		return err
+	}
+	writeEnd(w)
+
+	// Unreliable events: written once, lost with the snapshot (DOOM III §8).
+	for i := range in.Events {
+		w.WriteBool(true)
+		if err := in.Events[i].Write(w); err != nil {
+			return fmt.Errorf("snapshot: event %d: %w", i, err)
+		}
+	}
+	w.WriteBool(false)
+	if err := w.Err(); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	return nil
+}
+
+// cachedPVSMembers restricts in.PVS to live entities into e.pvs and
+// e.members, with their types from the cache: the entries Prepare (or an
+// earlier Build) looked up this frame are read in place; the others go
+// through the cache, which encodes them.
+func (e *Encoder) cachedPVSMembers(in *Input, cache *FrameCache) error {
+	typs := &noTypes // indexed by numbers masked to their range
+	if !cache.stale && cache.ents != nil {
+		typs = (*[game.MaxEntities]game.TypeID)(cache.typs)
+	}
+	members := e.members
+	for i, bits := range in.PVS {
+		live := bits // less the numbers with no live entity, met below
+		for ; bits != 0; bits &= bits - 1 {
+			n := game.EntityNum(i*32 + trailingZeros(bits))
+			typ := typs[n&(game.MaxEntities-1)]
+			if typ == typUnknown {
+				ce, err := cache.entity(n, in.World, e.reg)
+				if err != nil {
+					e.members = members
+					return err
+				}
+				typ = ce.typ
+			}
+			if typ == game.NoType {
+				live &^= bits & -bits
+				continue
+			}
+			members = append(members, member{num: n, typ: typ})
+		}
+		e.pvs[i] = live
+	}
+	e.members = members
+	return nil
+}
+
+// pvsMembers restricts in.PVS to live entities into e.pvs, e.members and
+// e.ents, asking the world for each entity; an entity of an unregistered
+// type is an ErrInput.
+func (e *Encoder) pvsMembers(in *Input) error {
+	for i, bits := range in.PVS {
+		for bits != 0 {
+			b := bits & -bits
+			bits &^= b
+			n := game.EntityNum(i*32 + trailingZeros(b))
+			ent, typ := in.World.Entity(n)
+			if ent == nil {
+				continue
+			}
+			if !e.reg.Known(typ) {
+				return fmt.Errorf("%w: entity %d has unregistered type %d", ErrInput, n, typ)
+			}
+			e.pvs[i] |= b
+			e.members = append(e.members, member{num: n, typ: typ})
+			e.ents = append(e.ents, ent)
+		}
+	}
+	return nil
+}
+
+// writeStates writes the non-PVS states (DOOM III §3.2, §8): for each, a
+// changed flag, then the delta against its base state; it records the
+// changed ones in p.
+func (e *Encoder) writeStates(w *bitmsg.Writer, states []game.Snapshotter, cache *FrameCache, p *pending) error {
+	for id, s := range states {
 		if cache != nil {
 			if err := e.writeCachedState(w, cache, game.StateID(id), s, p); err != nil {
 				return err
@@ -256,24 +306,6 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 		}
 		st, nb := e.dw.State()
 		p.addState(game.StateID(id), st, nb)
-	}
-
-	// Latest commands of the other players in the PVS (DOOM III §2, §3.2).
-	if err := e.writeCmds(w, in.Cmds, cache); err != nil {
-		return err
-	}
-	writeEnd(w)
-
-	// Unreliable events: written once, lost with the snapshot (DOOM III §8).
-	for i := range in.Events {
-		w.WriteBool(true)
-		if err := in.Events[i].Write(w); err != nil {
-			return fmt.Errorf("snapshot: event %d: %w", i, err)
-		}
-	}
-	w.WriteBool(false)
-	if err := w.Err(); err != nil {
-		return fmt.Errorf("snapshot: %w", err)
 	}
 	return nil
 }
