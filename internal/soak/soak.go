@@ -146,8 +146,8 @@ var soakKey = token.Key{0: 's', 1: 'o', 2: 'a', 3: 'k'}
 
 const soakProtocol = 0x50a6
 
-// Run plays until the duration has passed or ctx ends.
-func Run(ctx context.Context, o Options) (*Result, error) {
+// withDefaults fills in the defaults the Options fields document.
+func (o Options) withDefaults() Options {
 	if o.Clients <= 0 {
 		o.Clients = 64
 	}
@@ -163,6 +163,30 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.FloodSenders <= 0 {
 		o.FloodSenders = 4
 	}
+	return o
+}
+
+// run is the state of one Run: the server, the clients and what has been
+// measured of them.
+type run struct {
+	o   Options
+	ctx context.Context // the caller's; a SIGINT ends it
+	// cctx lives until the end of the run, when the clients are stopped.
+	cctx    context.Context
+	srv     *server.Runner
+	clients []*client.Runner
+	// isConnected holds each client's state at the last read; joined
+	// the clients connected when the measured run began.
+	isConnected []bool
+	joined      []bool
+	res         *Result
+	start       time.Time // of the first sample
+	floodSent   atomic.Uint64
+}
+
+// Run plays until the duration has passed or ctx ends.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	o = o.withDefaults()
 	settings := refgame.Config{MaxPlayers: max(16, o.Clients)}.String()
 	srv, err := server.Listen("127.0.0.1:0", server.Config{
 		MaxClients: o.Clients, TokenKey: &soakKey, ProtocolID: soakProtocol, VerifyBase: true,
@@ -180,19 +204,63 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	wg.Add(1)
 	go func() { defer wg.Done(); srv.Run(srvCtx) }()
 
-	var clients []*client.Runner
 	cctx, stopClients := context.WithCancel(context.Background())
 	defer stopClients()
-	for i := range o.Clients {
-		tok, err := token.Issue(soakKey, token.Params{ProtocolID: soakProtocol, ClientID: uint64(i),
-			Servers: []netip.AddrPort{srv.Addr()}, Lifetime: time.Minute}, time.Now())
-		if err != nil {
+	r := &run{o: o, ctx: ctx, cctx: cctx, srv: srv}
+	if err := r.dialClients(&wg); err != nil {
+		return nil, err
+	}
+	if err := r.join(); err != nil {
+		return nil, err
+	}
+	r.start = time.Now()
+	r.sample()
+	if o.FloodRate > 0 && o.Baseline > 0 {
+		r.playBaseline()
+	}
+	floodCtx, stopFlood := context.WithCancel(ctx)
+	defer stopFlood()
+	var floodWG sync.WaitGroup
+	floodStart := time.Now()
+	if o.FloodRate > 0 && !r.res.Stopped {
+		if err := r.startFlood(floodCtx, &floodWG); err != nil {
 			return nil, err
+		}
+	}
+	a, _ := r.snapshots()
+	t0 := time.Now()
+	r.play(t0)
+	b, _ := r.snapshots()
+	elapsed := time.Since(t0)
+	stopFlood()
+	floodWG.Wait()
+	if o.FloodRate > 0 {
+		r.res.FloodPackets = r.floodSent.Load()
+		r.res.FloodRate = float64(r.res.FloodPackets) / time.Since(floodStart).Seconds()
+	}
+	r.judge(a, b, elapsed)
+	res := r.res
+	srv.Do(context.Background(), func(_ time.Duration, s *server.Server) { res.Server = serverCounters(s.Stats()) })
+	_, res.ReaderDrops = srv.ReadStats()
+	stopClients()
+	stopSrv()
+	return res, nil
+}
+
+// dialClients starts o.Clients bot clients, each with its own token,
+// world and runner goroutine (added to wg) playing refgame's deathmatch
+// bot once connected.
+func (r *run) dialClients(wg *sync.WaitGroup) error {
+	for i := range r.o.Clients {
+		tok, err := token.Issue(soakKey, token.Params{ProtocolID: soakProtocol, ClientID: uint64(i),
+			Servers: []netip.AddrPort{r.srv.Addr()}, Lifetime: time.Minute}, time.Now())
+		if err != nil {
+			return err
 		}
 		w := refgame.NewGame()
 		bot := refgame.NewBot(uint64(i+1), 0, refgame.BotDeathmatch)
 		var cl *client.Client
-		r, err := client.Dial(srv.Addr().String(), client.Config{Name: "soak" + strconv.Itoa(i), Token: tok}, w,
+		cr, err := client.Dial(r.srv.Addr().String(), client.Config{Name: "soak" + strconv.Itoa(i), Token: tok}, w,
 			client.InputFunc(func(f game.Frame) game.UserCmd {
 				if cl == nil || cl.State() != client.Connected {
 					return game.UserCmd{Frame: f}
@@ -201,153 +269,169 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 				return bot.Command(w, f)
 			}))
 		if err != nil {
-			return nil, err
+			return err
 		}
-		clients = append(clients, r)
+		r.clients = append(r.clients, cr)
 		wg.Add(1)
-		go func() { defer wg.Done(); r.Run(cctx) }()
-		r.Do(ctx, func(_ time.Duration, c *client.Client) { cl = c })
+		go func() { defer wg.Done(); cr.Run(r.cctx) }()
+		cr.Do(r.ctx, func(_ time.Duration, c *client.Client) { cl = c })
 	}
-	// snapshots reads every client's count through cctx, which lives
-	// until the end, not ctx, which a SIGINT ends: a cancelled read left
-	// zeros that the rates subtracted from the earlier counts. A client
-	// whose Runner has returned (disconnected) is read after it.
-	// isConnected holds each client's state at the last read.
-	isConnected := make([]bool, len(clients))
-	snapshots := func() ([]uint64, int) {
-		out := make([]uint64, len(clients))
-		connected := 0
-		for i, r := range clients {
-			read := func(c *client.Client) {
-				out[i] = c.Stats().SnapshotsReceived
-				isConnected[i] = c.State() == client.Connected
-				if isConnected[i] {
-					connected++
-				}
-			}
-			if !r.Do(cctx, func(_ time.Duration, c *client.Client) { read(c) }) {
-				r.After(read)
+	r.isConnected = make([]bool, len(r.clients))
+	return nil
+}
+
+// snapshots reads every client's count of snapshots received, and the
+// number connected, through cctx, which lives until the end, not ctx,
+// which a SIGINT ends: a cancelled read left zeros that the rates
+// subtracted from the earlier counts. A client whose Runner has returned
+// (disconnected) is read after it. It updates isConnected.
+func (r *run) snapshots() ([]uint64, int) {
+	out := make([]uint64, len(r.clients))
+	connected := 0
+	for i, cr := range r.clients {
+		read := func(c *client.Client) {
+			out[i] = c.Stats().SnapshotsReceived
+			r.isConnected[i] = c.State() == client.Connected
+			if r.isConnected[i] {
+				connected++
 			}
 		}
-		return out, connected
+		if !cr.Do(r.cctx, func(_ time.Duration, c *client.Client) { read(c) }) {
+			cr.After(read)
+		}
 	}
-	// Everyone in, or as many as joined within JoinLimit: the verdict
-	// counts the clients that joined, and reports the others.
+	return out, connected
+}
+
+// join waits for everyone to join, or as many as joined within
+// JoinLimit: the verdict counts the clients that joined, and reports the
+// others. It creates the result with the join figures.
+func (r *run) join() error {
 	joinStart := time.Now()
 	for deadline := joinStart.Add(JoinLimit); ; {
-		if _, n := snapshots(); n == o.Clients || time.Now().After(deadline) {
+		if _, n := r.snapshots(); n == r.o.Clients || time.Now().After(deadline) {
 			break
 		}
-		if ctx.Err() != nil {
-			_, n := snapshots()
-			return nil, fmt.Errorf("soak: stopped while the clients joined (%d of %d connected)", n, o.Clients)
+		if r.ctx.Err() != nil {
+			_, n := r.snapshots()
+			return fmt.Errorf("soak: stopped while the clients joined (%d of %d connected)", n, r.o.Clients)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	res := &Result{Clients: o.Clients, JoinTime: time.Since(joinStart).Seconds()}
-	_, res.Joined = snapshots()
-	joined := slices.Clone(isConnected) // the clients the verdict counts
-	if res.Joined == 0 {
-		return nil, fmt.Errorf("soak: none of %d clients connected after %v", o.Clients, JoinLimit)
+	r.res = &Result{Clients: r.o.Clients, JoinTime: time.Since(joinStart).Seconds()}
+	_, r.res.Joined = r.snapshots()
+	r.joined = slices.Clone(r.isConnected) // the clients the verdict counts
+	if r.res.Joined == 0 {
+		return fmt.Errorf("soak: none of %d clients connected after %v", r.o.Clients, JoinLimit)
 	}
-	// ofJoined keeps the figures of the clients that joined.
-	ofJoined := func(v []float64) []float64 {
-		var out []float64
-		for i, x := range v {
-			if joined[i] {
-				out = append(out, x)
-			}
-		}
-		return out
-	}
-	start := time.Now()
-	var floodSent atomic.Uint64
-	sample := func() Sample {
-		// A collection that also returns freed pages to the OS before each
-		// reading: otherwise RSS reports where the collector happened to be
-		// in its cycle (a 2-minute run once moved 11.8 % that way with the
-		// live heap flat), and a leak is what the verdict is for.
-		debug.FreeOSMemory()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		snaps, connected := snapshots()
-		var sum uint64
-		for _, s := range snaps {
-			sum += s
-		}
-		s := Sample{At: time.Since(start), RSSBytes: rss(), HeapBytes: ms.HeapAlloc, Goroutines: runtime.NumGoroutine(),
-			Connected: connected, Snapshots: sum, FloodSent: floodSent.Load()}
-		res.Samples = append(res.Samples, s)
-		if o.OnSample != nil {
-			o.OnSample(s)
-		}
-		return s
-	}
-	wait := func(d time.Duration) error {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	return nil
+}
 
-	sample()
-	if o.FloodRate > 0 && o.Baseline > 0 {
-		a, _ := snapshots()
-		t0 := time.Now()
-		res.Stopped = wait(o.Baseline) != nil
-		b, _ := snapshots()
-		res.BaselineRate = ofJoined(rates(a, b, time.Since(t0)))
-		sample()
-	}
-	floodCtx, stopFlood := context.WithCancel(ctx)
-	defer stopFlood()
-	var floodWG sync.WaitGroup
-	floodStart := time.Now()
-	if o.FloodRate > 0 && !res.Stopped {
-		for k := range o.FloodSenders {
-			conn, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, byte(2 + k)}), 0)))
-			if err != nil {
-				return nil, fmt.Errorf("soak: flood socket on 127.0.0.%d: %w", 2+k, err)
-			}
-			floodWG.Add(1)
-			go func() {
-				defer floodWG.Done()
-				defer conn.Close()
-				flood(floodCtx, conn, srv.Addr(), o.FloodRate/o.FloodSenders, uint64(k), &floodSent)
-			}()
+// ofJoined keeps the figures of the clients that joined.
+func (r *run) ofJoined(v []float64) []float64 {
+	var out []float64
+	for i, x := range v {
+		if r.joined[i] {
+			out = append(out, x)
 		}
 	}
-	a, _ := snapshots()
+	return out
+}
+
+// sample takes a Sample, adds it to the result and shows it to OnSample.
+func (r *run) sample() Sample {
+	// A collection that also returns freed pages to the OS before each
+	// reading: otherwise RSS reports where the collector happened to be
+	// in its cycle (a 2-minute run once moved 11.8 % that way with the
+	// live heap flat), and a leak is what the verdict is for.
+	debug.FreeOSMemory()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	snaps, connected := r.snapshots()
+	var sum uint64
+	for _, s := range snaps {
+		sum += s
+	}
+	s := Sample{At: time.Since(r.start), RSSBytes: rss(), HeapBytes: ms.HeapAlloc, Goroutines: runtime.NumGoroutine(),
+		Connected: connected, Snapshots: sum, FloodSent: r.floodSent.Load()}
+	r.res.Samples = append(r.res.Samples, s)
+	if r.o.OnSample != nil {
+		r.o.OnSample(s)
+	}
+	return s
+}
+
+// wait sleeps for d, or until ctx ends and returns its error.
+func (r *run) wait(d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-r.ctx.Done():
+		return r.ctx.Err()
+	}
+}
+
+// playBaseline plays o.Baseline without the flood and records each
+// joined client's snapshot rate in it.
+func (r *run) playBaseline() {
+	a, _ := r.snapshots()
 	t0 := time.Now()
-	end := t0.Add(o.Duration)
+	r.res.Stopped = r.wait(r.o.Baseline) != nil
+	b, _ := r.snapshots()
+	r.res.BaselineRate = r.ofJoined(rates(a, b, time.Since(t0)))
+	r.sample()
+}
+
+// startFlood starts o.FloodSenders goroutines (added to wg) sending
+// malformed packets at the server from 127.0.0.2 and up until ctx ends,
+// o.FloodRate per second in all.
+func (r *run) startFlood(ctx context.Context, wg *sync.WaitGroup) error {
+	for k := range r.o.FloodSenders {
+		conn, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, byte(2 + k)}), 0)))
+		if err != nil {
+			return fmt.Errorf("soak: flood socket on 127.0.0.%d: %w", 2+k, err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer conn.Close()
+			flood(ctx, conn, r.srv.Addr(), r.o.FloodRate/r.o.FloodSenders, uint64(k), &r.floodSent)
+		}()
+	}
+	return nil
+}
+
+// play plays o.Duration from t0, or until ctx ends, sampling every
+// o.Interval, and tracks the RSS range after the warm-up.
+func (r *run) play(t0 time.Time) {
+	res := r.res
+	end := t0.Add(r.o.Duration)
 	warmed := false
 	for !res.Stopped && time.Now().Before(end) {
-		if err := wait(min(o.Interval, time.Until(end))); err != nil {
+		if err := r.wait(min(r.o.Interval, time.Until(end))); err != nil {
 			res.Stopped = true
 			break
 		}
-		s := sample()
-		if !warmed && time.Since(t0) >= o.Warmup {
+		s := r.sample()
+		if !warmed && time.Since(t0) >= r.o.Warmup {
 			warmed = true
 			res.RSSAfterWarmup, res.RSSMin, res.RSSMax = s.RSSBytes, s.RSSBytes, s.RSSBytes
 		} else if warmed {
 			res.RSSMin, res.RSSMax = min(res.RSSMin, s.RSSBytes), max(res.RSSMax, s.RSSBytes)
 		}
 	}
-	b, _ := snapshots()
-	elapsed := time.Since(t0)
-	stopFlood()
-	floodWG.Wait()
-	if o.FloodRate > 0 {
-		res.FloodPackets = floodSent.Load()
-		res.FloodRate = float64(res.FloodPackets) / time.Since(floodStart).Seconds()
-	}
+}
+
+// judge fills in the verdict's figures from the snapshot counts a and b
+// taken elapsed apart: the measured rates and their lowest ratio to the
+// baseline, the RSS deviation after the warm-up, and the joined clients
+// that disconnected.
+func (r *run) judge(a, b []uint64, elapsed time.Duration) {
+	res := r.res
 	res.Duration = elapsed.Seconds()
-	res.MeasuredRate = ofJoined(rates(a, b, elapsed))
+	res.MeasuredRate = r.ofJoined(rates(a, b, elapsed))
 	if res.RSSAfterWarmup > 0 {
 		lo := float64(res.RSSAfterWarmup-res.RSSMin) / float64(res.RSSAfterWarmup)
 		hi := float64(res.RSSMax-res.RSSAfterWarmup) / float64(res.RSSAfterWarmup)
@@ -359,16 +443,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			res.MinRatio = min(res.MinRatio, res.MeasuredRate[i]/max(res.BaselineRate[i], 1e-9))
 		}
 	}
-	for i := range clients {
-		if joined[i] && !isConnected[i] { // also when its runner has ended
+	for i := range r.clients {
+		if r.joined[i] && !r.isConnected[i] { // also when its runner has ended
 			res.Disconnects++
 		}
 	}
-	srv.Do(context.Background(), func(_ time.Duration, s *server.Server) { res.Server = serverCounters(s.Stats()) })
-	_, res.ReaderDrops = srv.ReadStats()
-	stopClients()
-	stopSrv()
-	return res, nil
 }
 
 // rates are the snapshots per second of each client between the counts a
