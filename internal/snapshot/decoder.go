@@ -143,7 +143,9 @@ func (d *Decoder) decode(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 
 // decodeEntities reads the state of every entity in the PVS: the written
 // ones are flagged with a skip over the omitted, which keep their base
-// state.
+// state. A written entity carries a spawn flag, its new type if spawned,
+// then its ReadSnapshot delta against the base state (none if spawned); its
+// new state goes to p.
 func (d *Decoder) decodeEntities(r *bitmsg.Reader, s *Snapshot, p *pending) error {
 	next := -1 // PVS index of the next written entity; -1: none left
 	if k, end := readNext(r); !end {
@@ -163,9 +165,36 @@ func (d *Decoder) decodeEntities(r *bitmsg.Reader, s *Snapshot, p *pending) erro
 			d.addEntity(s, &es, bstate, int(bbits))
 			continue
 		}
-		if err := d.decodeEntity(r, s, p, &es, btyp, bstate, bbits); err != nil {
+		es.Changed = true
+		es.Spawn = r.ReadBool()
+		es.Type = btyp
+		if es.Spawn {
+			es.Type = game.TypeID(r.ReadBits(d.typeBits))
+			if err := r.Err(); err != nil {
+				return fmt.Errorf("%w: entity %d: %w", ErrCorrupt, n, err)
+			}
+			if !d.reg.Known(es.Type) || es.Type == btyp {
+				return fmt.Errorf("%w: entity %d spawned with type %d (base type %d)", ErrCorrupt, n, es.Type, btyp)
+			}
+			bstate, bbits = nil, 0
+		} else if btyp == game.NoType {
+			return fmt.Errorf("%w: entity %d not in the base and not spawned", ErrCorrupt, n)
+		}
+		ent, err := d.scratchEntity(es.Type)
+		if err != nil {
 			return err
 		}
+		d.dr.Reset(bstate, bbits, r, d.state[:])
+		ent.ReadSnapshot(d.dr)
+		if err := d.dr.Err(); err != nil {
+			return fmt.Errorf("%w: entity %d (type %d): %w", ErrCorrupt, n, es.Type, err)
+		}
+		if !es.Spawn && !d.dr.Changed() {
+			return fmt.Errorf("%w: entity %d written without a change", ErrCorrupt, n)
+		}
+		st, nb := d.dr.State()
+		d.addEntity(s, &es, st, nb)
+		p.addEnt(n, es.Type, st, nb, 0)
 		next = -1
 		if k, end := readNext(r); !end {
 			next = i + 1 + k
@@ -177,45 +206,6 @@ func (d *Decoder) decodeEntities(r *bitmsg.Reader, s *Snapshot, p *pending) erro
 	if next >= 0 {
 		return fmt.Errorf("%w: entity index %d beyond the PVS's %d entities", ErrCorrupt, next, len(s.members))
 	}
-	return nil
-}
-
-// decodeEntity reads one written entity, es.Num, against its base state
-// (type btyp, bbits bits of bstate; NoType when the base has none): a
-// spawn flag, the new type if spawned, then the entity's ReadSnapshot
-// delta. It adds the entity to s and its new state to p.
-func (d *Decoder) decodeEntity(r *bitmsg.Reader, s *Snapshot, p *pending, es *EntityState, btyp game.TypeID, bstate []byte, bbits int) error {
-	n := es.Num
-	es.Changed = true
-	es.Spawn = r.ReadBool()
-	es.Type = btyp
-	if es.Spawn {
-		es.Type = game.TypeID(r.ReadBits(d.typeBits))
-		if err := r.Err(); err != nil {
-			return fmt.Errorf("%w: entity %d: %w", ErrCorrupt, n, err)
-		}
-		if !d.reg.Known(es.Type) || es.Type == btyp {
-			return fmt.Errorf("%w: entity %d spawned with type %d (base type %d)", ErrCorrupt, n, es.Type, btyp)
-		}
-		bstate, bbits = nil, 0
-	} else if btyp == game.NoType {
-		return fmt.Errorf("%w: entity %d not in the base and not spawned", ErrCorrupt, n)
-	}
-	ent, err := d.scratchEntity(es.Type)
-	if err != nil {
-		return err
-	}
-	d.dr.Reset(bstate, bbits, r, d.state[:])
-	ent.ReadSnapshot(d.dr)
-	if err := d.dr.Err(); err != nil {
-		return fmt.Errorf("%w: entity %d (type %d): %w", ErrCorrupt, n, es.Type, err)
-	}
-	if !es.Spawn && !d.dr.Changed() {
-		return fmt.Errorf("%w: entity %d written without a change", ErrCorrupt, n)
-	}
-	st, nb := d.dr.State()
-	d.addEntity(s, es, st, nb)
-	p.addEnt(n, es.Type, st, nb, 0)
 	return nil
 }
 
