@@ -65,34 +65,16 @@ func runLockstep(args []string, stdout io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *keyFile == "" && !*insecure {
-		return errors.New("secure by default: give --key-file KEYFILE, the same on every peer and the packet server " +
-			"(make one per match with 'snapwire token keygen > KEYFILE'), or --insecure to play unauthenticated")
-	}
-	if *keyFile != "" && *insecure {
-		return errors.New("--key-file and --insecure exclude each other")
-	}
-	var key lockstep.MatchKey
-	if *keyFile != "" {
-		k, err := readKeyFile(*keyFile)
-		if err != nil {
-			return fmt.Errorf("--key-file: %w", err)
-		}
-		key = lockstep.MatchKey(k)
+	key, err := lockstepKey(*keyFile, *insecure)
+	if err != nil {
+		return err
 	}
 	if *relay != "" && *serveRelay != "" {
 		return errors.New("--relay and --serve exclude each other")
 	}
-	var addrs []netip.AddrPort
-	for _, s := range splitList(*peersFlag) {
-		ap, err := netaddr.Resolve(s)
-		if err != nil {
-			return fmt.Errorf("--peers: %w", err)
-		}
-		addrs = append(addrs, ap)
-	}
-	if len(addrs) < 2 || len(addrs) > lockstep.MaxPeers || *me < 0 || *me >= len(addrs) {
-		return fmt.Errorf("--peers needs 2..%d addresses and --me an index among them", lockstep.MaxPeers)
+	addrs, err := lockstepPeers(*peersFlag, *me)
+	if err != nil {
+		return err
 	}
 	if *serveRelay != "" {
 		return runLockstepRelay(*serveRelay, addrs, lockstep.RelayConfig{Peers: len(addrs), InputDelay: *delay, Key: key, Insecure: *insecure},
@@ -143,8 +125,63 @@ func runLockstep(args []string, stdout io.Writer) error {
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, *duration)
 	defer cancel()
-	// The match clock starts when the first packet of any peer arrives or
-	// after a second, so peers started a moment apart begin together.
+	start, err := playLockstep(ctx, conn, p, index)
+	if err != nil {
+		return err
+	}
+	if p.Err() == nil {
+		p.Leave() // --duration is over or we were stopped: tell the others
+	}
+	s, err := lockstepResult(p, *me, addrs, relayAddr, time.Since(start))
+	printLockstepSummary(stdout, s, *asJSON)
+	return err
+}
+
+// lockstepKey reads the match key from keyFile, or returns the zero key
+// with --insecure: one of the two is required, not both.
+func lockstepKey(keyFile string, insecure bool) (lockstep.MatchKey, error) {
+	var key lockstep.MatchKey
+	if keyFile == "" && !insecure {
+		return key, errors.New("secure by default: give --key-file KEYFILE, the same on every peer and the packet server " +
+			"(make one per match with 'snapwire token keygen > KEYFILE'), or --insecure to play unauthenticated")
+	}
+	if keyFile != "" && insecure {
+		return key, errors.New("--key-file and --insecure exclude each other")
+	}
+	if keyFile != "" {
+		k, err := readKeyFile(keyFile)
+		if err != nil {
+			return key, fmt.Errorf("--key-file: %w", err)
+		}
+		key = lockstep.MatchKey(k)
+	}
+	return key, nil
+}
+
+// lockstepPeers resolves the --peers list and checks that it names 2 to
+// lockstep.MaxPeers peers and that me is one of them.
+func lockstepPeers(list string, me int) ([]netip.AddrPort, error) {
+	var addrs []netip.AddrPort
+	for _, s := range splitList(list) {
+		ap, err := netaddr.Resolve(s)
+		if err != nil {
+			return nil, fmt.Errorf("--peers: %w", err)
+		}
+		addrs = append(addrs, ap)
+	}
+	if len(addrs) < 2 || len(addrs) > lockstep.MaxPeers || me < 0 || me >= len(addrs) {
+		return nil, fmt.Errorf("--peers needs 2..%d addresses and --me an index among them", lockstep.MaxPeers)
+	}
+	return addrs, nil
+}
+
+// playLockstep feeds the packets conn receives from the addresses in index
+// (peer index by address) to p and advances it until ctx ends or the match
+// fails, and returns when the match clock started. The clock starts when
+// the first packet of any peer arrives or after a second, so peers started
+// a moment apart begin together. A read error other than the 1 ms timeout
+// ends the match with that error.
+func playLockstep(ctx context.Context, conn *net.UDPConn, p *lockstep.Peer, index map[netip.AddrPort]int) (time.Time, error) {
 	start := time.Now()
 	buf := make([]byte, 2048)
 	started := false
@@ -159,7 +196,7 @@ func runLockstep(args []string, stdout io.Writer) error {
 				p.HandlePacket(i, buf[:n])
 			}
 		} else if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
-			return err
+			return start, err
 		}
 		if !started && time.Since(start) > time.Second {
 			started, start = true, time.Now()
@@ -170,18 +207,23 @@ func runLockstep(args []string, stdout io.Writer) error {
 			p.Advance(0) // announce ourselves: packets carry no command yet
 		}
 	}
-	if p.Err() == nil {
-		p.Leave() // --duration is over or we were stopped: tell the others
-	}
+	return start, nil
+}
+
+// lockstepResult summarizes peer me's match of played time: its counters
+// as rates, and why it ended. A peer that left ends the match without an
+// error (Ended says who); any other failure of p is the error returned,
+// and in Error.
+func lockstepResult(p *lockstep.Peer, me int, addrs []netip.AddrPort, relayAddr netip.AddrPort, played time.Duration) (lockstepSummary, error) {
 	st := p.Stats()
-	secs := time.Since(start).Seconds()
-	s := lockstepSummary{Peer: *me, Peers: len(addrs), Frames: int64(st.Frames), Stalls: st.Stalls,
+	secs := played.Seconds()
+	s := lockstepSummary{Peer: me, Peers: len(addrs), Frames: int64(st.Frames), Stalls: st.Stalls,
 		BytesOutPerS: float64(st.BytesOut) / secs, BytesInPerS: float64(st.BytesIn) / secs, HashesChecked: st.HashesChecked,
 		AuthFailures: st.AuthFailures, Replayed: st.Replayed}
 	if st.Frames > 0 {
 		s.MeanLagMS = float64(st.Lag/time.Duration(st.Frames)) / 1e6
 	}
-	err = p.Err()
+	err := p.Err()
 	var gone *lockstep.PeerGoneError
 	if errors.As(err, &gone) {
 		err = peerGone(gone, addrs, relayAddr)
@@ -192,16 +234,21 @@ func runLockstep(args []string, stdout io.Writer) error {
 	if err != nil {
 		s.Error = err.Error()
 	}
-	if *asJSON {
+	return s, err
+}
+
+// printLockstepSummary prints s as JSON or as a line of text (after the
+// reason the match ended, if it did early).
+func printLockstepSummary(stdout io.Writer, s lockstepSummary, asJSON bool) {
+	if asJSON {
 		json.NewEncoder(stdout).Encode(s)
-	} else {
-		if s.Ended != "" {
-			fmt.Fprintf(stdout, "match over: %s\n", s.Ended)
-		}
-		fmt.Fprintf(stdout, "peer %d of %d: %d frames, %d stalls, mean lag %.1f ms, %.0f bytes/s out, %.0f in, %d hashes checked, %d auth failures, %d replayed\n",
-			s.Peer, s.Peers, s.Frames, s.Stalls, s.MeanLagMS, s.BytesOutPerS, s.BytesInPerS, s.HashesChecked, s.AuthFailures, s.Replayed)
+		return
 	}
-	return err
+	if s.Ended != "" {
+		fmt.Fprintf(stdout, "match over: %s\n", s.Ended)
+	}
+	fmt.Fprintf(stdout, "peer %d of %d: %d frames, %d stalls, mean lag %.1f ms, %.0f bytes/s out, %.0f in, %d hashes checked, %d auth failures, %d replayed\n",
+		s.Peer, s.Peers, s.Frames, s.Stalls, s.MeanLagMS, s.BytesOutPerS, s.BytesInPerS, s.HashesChecked, s.AuthFailures, s.Replayed)
 }
 
 // peerGone says which peer (or the packet server) left, with its address.

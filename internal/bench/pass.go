@@ -343,8 +343,44 @@ func runPass(rec *Recording, t *Q3Tables, base *snapshot.CommonBase, o Options, 
 	return d3, q3, nil
 }
 
-// build makes the client's snapshot of tick ti with both schemes.
+// build makes the client's snapshot of tick ti with both schemes and, with count, adds its
+// sizes and times to d3 and q3 (frameShare: the client's share of the Quake 3 frame's time).
 func (cl *client) build(ti int, tk *Tick, rec *Recording, t *Q3Tables, b *passBufs, d3, q3 *stageAcc, count bool, frameShare float64) (*packet, error) {
+	p, db, err := cl.buildDoom3(ti, tk, b)
+	if err != nil {
+		return nil, err
+	}
+	qb, err := cl.buildQuake3(tk, t, b, p, count)
+	if err != nil {
+		return nil, err
+	}
+	if !count {
+		return p, nil
+	}
+	// Sizes of the alternatives (see BENCHMARKS.md "How the stages are measured").
+	naive, packed, qnaive, qpacked := cl.fullSizes(tk, t, b)
+	if err := d3.addDoom3(db, p, naive, packed, b); err != nil {
+		return nil, err
+	}
+	q3.addQuake3(qb, p, qnaive, qpacked, cl.q3e.base == nil, frameShare)
+	return p, nil
+}
+
+// doom3Build is what buildDoom3 made besides the packet: the snapshot (its bits in the
+// writer), the reliable section the channel sent with it, and the times of Build and of
+// each pipeline's Send.
+type doom3Build struct {
+	data    []byte
+	nbits   int
+	rel     int
+	buildNS float64
+	sendNS  [numPipes]float64
+}
+
+// buildDoom3 builds the client's DOOM III snapshot of tick ti, then each pipeline's
+// channel sends it with the outstanding reliable "apply" messages, compressed when that is
+// smaller: exactly the bytes a server sends, kept in the packet it returns.
+func (cl *client) buildDoom3(ti int, tk *Tick, b *passBufs) (*packet, doom3Build, error) {
 	c := cl.id
 	b.cmds = b.cmds[:0]
 	for _, pc := range tk.Cmds {
@@ -356,33 +392,48 @@ func (cl *client) build(ti int, tk *Tick, rec *Recording, t *Q3Tables, b *passBu
 	in := snapshot.Input{Frame: tk.Frame, Time: time.Duration(tk.Frame) * time.Second / FrameRate,
 		PVS: &tk.PVS[c], World: tk.World, States: b.sts, Cmds: b.cmds, Cache: &b.cache}
 
-	// DOOM III: build, then the channel sends it with the outstanding reliable "apply"
-	// messages, compressed when that is smaller: exactly the bytes a server sends.
+	var db doom3Build
 	b.w.Reset(b.wbuf)
 	start := time.Now()
 	h, err := cl.enc.Build(b.w, &in)
-	buildNS := float64(time.Since(start).Nanoseconds())
+	db.buildNS = float64(time.Since(start).Nanoseconds())
 	if err != nil {
-		return nil, err
+		return nil, db, err
 	}
-	data, nbits := b.w.Bytes(), b.w.Len()
-	rel := cl.links[pipePaper].sch.ReliableSectionLen()
+	db.data, db.nbits = b.w.Bytes(), b.w.Len()
+	db.rel = cl.links[pipePaper].sch.ReliableSectionLen()
 	p := cl.packet()
 	p.seq, p.tick = uint32(h.Seq), ti
-	var sendNS [numPipes]float64
 	for i, l := range cl.links {
 		start = time.Now()
-		pkt, err := l.out.send(l.sch, frameTime(tk.Frame), session.TypeSnapshot, data)
-		sendNS[i] = float64(time.Since(start).Nanoseconds())
+		pkt, err := l.out.send(l.sch, frameTime(tk.Frame), session.TypeSnapshot, db.data)
+		db.sendNS[i] = float64(time.Since(start).Nanoseconds())
 		if err != nil {
-			return nil, err
+			return nil, db, err
 		}
 		p.d3[i] = append(p.d3[i][:0], pkt...)
 	}
+	return p, db, nil
+}
 
-	// Quake 3: the same states through the fixed layout, without and with Huffman.
+// quake3Build is what buildQuake3 measured: the snapshot's bits without Huffman and, with
+// count, zrle's size of them per word width; its area mask's bytes; the times of writing it
+// without and with Huffman.
+type quake3Build struct {
+	raw          int
+	qz           [zrle.MaxWordBits + 1]int
+	areaBytes    int
+	rawNS, hufNS float64
+}
+
+// buildQuake3 builds the client's Quake 3 snapshot of tick tk from the same states
+// through the fixed layout, writes it without and with Huffman, and keeps the Huffman
+// coded one in p.
+func (cl *client) buildQuake3(tk *Tick, t *Q3Tables, b *passBufs, p *packet, count bool) (quake3Build, error) {
+	var qb quake3Build
+	c := cl.id
 	if err := psFields(t, tk.World, c, b.codec, cl.ps); err != nil {
-		return nil, err
+		return qb, err
 	}
 	area := tk.Areas[c][:]
 	var areaBytes [32]byte
@@ -390,44 +441,46 @@ func (cl *client) build(ti int, tk *Tick, rec *Recording, t *Q3Tables, b *passBu
 	for i := range (nrooms + 7) / 8 {
 		areaBytes[i] = byte(area[i/8] >> (8 * (i % 8)))
 	}
-	start = time.Now()
+	qb.areaBytes = len(areaBytes[:(nrooms+7)/8])
+	start := time.Now()
 	cl.q3e.Snapshot(tk.Frame, b.fr, &tk.PVS[c], cl.ps, areaBytes[:(nrooms+7)/8])
 	b.q.Reset(b.qbuf)
 	if err := cl.q3e.Write(b.q, nil); err != nil {
-		return nil, err
+		return qb, err
 	}
-	q3RawNS := float64(time.Since(start).Nanoseconds())
-	q3raw := b.q.Len()
+	qb.rawNS = float64(time.Since(start).Nanoseconds())
+	qb.raw = b.q.Len()
 	qdata := b.q.Bytes()
-	qz := [zrle.MaxWordBits + 1]int{}
 	if count {
 		for w := zrle.MinWordBits; w <= zrle.MaxWordBits; w++ {
-			if qz[w], err = zrle.Compress(b.z, qdata, q3raw, w); err != nil {
-				return nil, err
+			var err error
+			if qb.qz[w], err = zrle.Compress(b.z, qdata, qb.raw, w); err != nil {
+				return qb, err
 			}
 		}
 	}
 	start = time.Now()
 	b.q.Reset(b.qbuf)
 	if err := cl.q3e.Write(b.q, b.huff); err != nil {
-		return nil, err
+		return qb, err
 	}
-	q3HufNS := float64(time.Since(start).Nanoseconds())
+	qb.hufNS = float64(time.Since(start).Nanoseconds())
 	p.q3 = append(p.q3[:0], b.q.Bytes()...)
 	p.q3bits = b.q.Len()
+	return qb, nil
+}
 
-	if !count {
-		return p, nil
-	}
-	// Sizes of the alternatives (see BENCHMARKS.md "How the stages are measured").
-	naive, packed, qnaive, qpacked := cl.fullSizes(tk, t, b)
+// addDoom3 adds one DOOM III snapshot to the stage sizes and times: full states (naive and
+// packed bits), the delta, zrle of it per word width, what the channel of each pipeline
+// sent after its 8-byte header, and the body before compression.
+func (d3 *stageAcc) addDoom3(db doom3Build, p *packet, naive, packed int, b *passBufs) error {
 	d3.naive += float64(snapshot.HeaderBits + naive)
 	d3.packed += float64(snapshot.HeaderBits + packed)
-	d3.delta += float64(nbits)
+	d3.delta += float64(db.nbits)
 	for w := zrle.MinWordBits; w <= zrle.MaxWordBits; w++ {
-		zb, err := zrle.Compress(b.z, data, nbits, w)
+		zb, err := zrle.Compress(b.z, db.data, db.nbits, w)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		d3.zrle[w] += float64(zb)
 	}
@@ -435,7 +488,7 @@ func (cl *client) build(ti int, tk *Tick, rec *Recording, t *Q3Tables, b *passBu
 	d3.wire = append(d3.wire, float64(len(p.d3[pipePaper])-netchan.HeaderLen))
 	d3.wireOurs = append(d3.wireOurs, float64(len(p.d3[pipeOurs])-netchan.HeaderLen))
 	d3.wireRC = append(d3.wireRC, float64(len(p.d3[pipeRC])-netchan.HeaderLen))
-	d3.raw = append(d3.raw, float64(len(data)+rel))
+	d3.raw = append(d3.raw, float64(len(db.data)+db.rel))
 	if d3.freq != nil {
 		for _, c := range p.d3[pipeOurs][netchan.HeaderLen:] {
 			d3.freq[c]++
@@ -444,32 +497,38 @@ func (cl *client) build(ti int, tk *Tick, rec *Recording, t *Q3Tables, b *passBu
 	if d3.bodies != nil {
 		*d3.bodies = append(*d3.bodies, slices.Clone(p.d3[pipeOurs][netchan.HeaderLen:]))
 	}
-	d3.rel += float64(rel)
+	d3.rel += float64(db.rel)
 	d3.n++
-	d3.buildNS += buildNS + sendNS[pipePaper]
-	d3.oursNS += buildNS + sendNS[pipeOurs]
-	d3.rcNS += buildNS + sendNS[pipeRC]
-	d3.rawNS += buildNS
+	d3.buildNS += db.buildNS + db.sendNS[pipePaper]
+	d3.oursNS += db.buildNS + db.sendNS[pipeOurs]
+	d3.rcNS += db.buildNS + db.sendNS[pipeRC]
+	d3.rawNS += db.buildNS
 	d3.builds++
+	return nil
+}
 
-	q3hdr := 32 + 8 + 32 + 8 + 8 + 8 + 8*len(areaBytes[:(nrooms+7)/8]) + 8
+// addQuake3 adds one Quake 3 snapshot to the stage sizes and times: full states (naive and
+// packed bits, after the snapshot header), the delta, zrle of it per word width, Huffman,
+// and whether it was sent against the dummy base; frameShare is the client's share of the
+// frame's time.
+func (q3 *stageAcc) addQuake3(qb quake3Build, p *packet, qnaive, qpacked int, dummy bool, frameShare float64) {
+	q3hdr := 32 + 8 + 32 + 8 + 8 + 8 + 8*qb.areaBytes + 8
 	q3.naive += float64(q3hdr + qnaive)
 	q3.packed += float64(q3hdr + qpacked)
-	q3.delta += float64(q3raw)
+	q3.delta += float64(qb.raw)
 	for w := zrle.MinWordBits; w <= zrle.MaxWordBits; w++ {
-		q3.zrle[w] += float64(qz[w])
+		q3.zrle[w] += float64(qb.qz[w])
 	}
 	q3.huff += float64(p.q3bits)
 	q3.wire = append(q3.wire, float64((p.q3bits+7)/8))
-	q3.raw = append(q3.raw, float64((q3raw+7)/8))
-	if cl.q3e.base == nil {
+	q3.raw = append(q3.raw, float64((qb.raw+7)/8))
+	if dummy {
 		q3.dummies++
 	}
 	q3.n++
-	q3.buildNS += q3HufNS + frameShare
-	q3.rawNS += q3RawNS + frameShare
+	q3.buildNS += qb.hufNS + frameShare
+	q3.rawNS += qb.rawNS + frameShare
 	q3.builds++
-	return p, nil
 }
 
 // fullSizes returns the sizes in bits of client cl's snapshot as full states: naive (32 bits

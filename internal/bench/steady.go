@@ -11,6 +11,7 @@ import (
 
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/report"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/snapshot"
 )
@@ -30,21 +31,6 @@ type steadyCost struct {
 	ns256Passes []float64
 }
 
-// median returns the median of xs (the mean of the two middle ones for an even count), 0 for
-// none. xs is not changed.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if n := len(s); n%2 == 1 {
-		return s[n/2]
-	} else {
-		return (s[n/2-1] + s[n/2]) / 2
-	}
-}
-
 // measureSteady runs rec at 0% loss with the acknowledgement two snapshots back (100 ms RTT at
 // 20 Hz), to count allocations per snapshot once every buffer has grown, the memory each scheme
 // keeps per client, and the server cost per client-snapshot, with the recorded PVS and with
@@ -59,22 +45,7 @@ func measureSteady(rec *Recording, t *Q3Tables, base *snapshot.CommonBase, o Opt
 	for i, l := range t.PS {
 		ps[i] = make([]uint32, l.Fields())
 	}
-	// Every client's PVS per tick (recorded, and cut or padded to 256), and their union: what
-	// the server's FrameCache encodes once per frame for all clients.
-	recorded, cut := make([][]snapshot.PVS, len(rec.Ticks)), make([][]snapshot.PVS, len(rec.Ticks))
-	union, union256 := make([]snapshot.PVS, len(rec.Ticks)), make([]snapshot.PVS, len(rec.Ticks))
-	for i := range rec.Ticks {
-		tk := &rec.Ticks[i]
-		recorded[i] = tk.PVS
-		cut[i] = make([]snapshot.PVS, rec.Clients)
-		for c := range rec.Clients {
-			cut[i][c] = visible256(tk, c)
-			for j := range union[i] {
-				union[i][j] |= tk.PVS[c][j]
-				union256[i][j] |= cut[i][c][j]
-			}
-		}
-	}
+	recorded, cut, union, union256 := steadyPVSs(rec)
 	var ms runtime.MemStats
 	heap := func() uint64 {
 		runtime.GC()
@@ -117,68 +88,102 @@ func measureSteady(rec *Recording, t *Q3Tables, base *snapshot.CommonBase, o Opt
 				out[EncDoom3Raw] = c
 			}
 		}
-		// Quake 3.
-		h0 := heap()
-		q := NewQ3Encoder(t)
-		var m0, m1 uint64
-		passes := make([]float64, steadyMeasured)
-		for it := range (steadyWarmups + steadyMeasured) * len(rec.Ticks) {
-			ti := it % len(rec.Ticks)
-			tk := &rec.Ticks[ti]
-			pass := it/len(rec.Ticks) - steadyWarmups // measured from 0 on
-			pvs := &tk.PVS[0]
-			if pvsKind == "256" {
-				pvs = &cut[ti][0]
-			}
-			start := time.Now()
-			if err := fillQ3Frame(b.fr, tk.World, t.U, b.codec); err != nil {
-				return nil, err
-			}
-			frameNS := float64(time.Since(start).Nanoseconds()) / float64(rec.Clients)
-			if err := psFields(t, tk.World, 0, b.codec, ps); err != nil {
-				return nil, err
-			}
-			if it == steadyWarmups*len(rec.Ticks) {
-				runtime.GC()   // as serverLoop does
-				m0 = mallocs() // allocations: the first measured pass
-			}
-			start = time.Now()
-			q.Snapshot(tk.Frame, b.fr, pvs, ps, nil)
-			b.q.Reset(b.qbuf)
-			if err := q.Write(b.q, b.huff); err != nil {
-				return nil, err
-			}
-			if pass >= 0 {
-				passes[pass] += float64(time.Since(start).Nanoseconds()) + frameNS
-			}
-			if q.next > 3 {
-				q.Ack(q.next - 3)
-			}
-			if it == (steadyWarmups+1)*len(rec.Ticks)-1 {
-				m1 = mallocs()
-			}
-		}
-		steady := float64(len(rec.Ticks))
-		for i := range passes {
-			passes[i] /= steady
-		}
-		ns := median(passes)
-		if pvsKind == "256" {
-			s := out[EncQuake3]
-			s.ns256, s.ns256One, s.ns256Passes = ns, ns, passes
-			out[EncQuake3] = s
-		} else {
-			h1 := heap()
-			runtime.KeepAlive(q)
-			mem := int(h1) - int(h0)
-			a := float64(m1-m0) / steady
-			c := steadyCost{allocs: a, allocsOne: a, mem: mem, ns: ns, nsOne: ns}
-			out[EncQuake3] = c
-			// The same encoder without Huffman: its allocations and memory (its time is not measured).
-			out[EncQuake3NoHuf] = steadyCost{allocs: a, allocsOne: a, mem: mem}
+		if err := q3Steady(rec, t, b, ps, cut, pvsKind == "256", heap, mallocs, out); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// steadyPVSs returns every client's PVS per tick of rec, recorded and cut or padded to 256
+// (visible256), and their unions per tick: what the server's FrameCache encodes once per
+// frame for all clients.
+func steadyPVSs(rec *Recording) (recorded, cut [][]snapshot.PVS, union, union256 []snapshot.PVS) {
+	recorded, cut = make([][]snapshot.PVS, len(rec.Ticks)), make([][]snapshot.PVS, len(rec.Ticks))
+	union, union256 = make([]snapshot.PVS, len(rec.Ticks)), make([]snapshot.PVS, len(rec.Ticks))
+	for i := range rec.Ticks {
+		tk := &rec.Ticks[i]
+		recorded[i] = tk.PVS
+		cut[i] = make([]snapshot.PVS, rec.Clients)
+		for c := range rec.Clients {
+			cut[i][c] = visible256(tk, c)
+			for j := range union[i] {
+				union[i][j] |= tk.PVS[c][j]
+				union256[i][j] |= cut[i][c][j]
+			}
+		}
+	}
+	return recorded, cut, union, union256
+}
+
+// q3Steady measures the Quake 3 server for client 0, with the recorded PVS or (with256)
+// the one cut to 256 entities, steadyWarmups passes over the ticks then steadyMeasured
+// measured (the median pass): the frame's entities filled (charged 1/clients) and the
+// snapshot built and written, acknowledged two back. With the recorded PVS it also counts
+// the allocations of the first measured pass and the heap the encoder holds (heap and
+// mallocs read them). It sets out's EncQuake3 figures, and EncQuake3NoHuf's allocations and
+// memory (the same encoder without Huffman; its time is not measured).
+func q3Steady(rec *Recording, t *Q3Tables, b *passBufs, ps [][]uint32, cut [][]snapshot.PVS, with256 bool,
+	heap, mallocs func() uint64, out map[string]steadyCost) error {
+	h0 := heap()
+	q := NewQ3Encoder(t)
+	var m0, m1 uint64
+	passes := make([]float64, steadyMeasured)
+	for it := range (steadyWarmups + steadyMeasured) * len(rec.Ticks) {
+		ti := it % len(rec.Ticks)
+		tk := &rec.Ticks[ti]
+		pass := it/len(rec.Ticks) - steadyWarmups // measured from 0 on
+		pvs := &tk.PVS[0]
+		if with256 {
+			pvs = &cut[ti][0]
+		}
+		start := time.Now()
+		if err := fillQ3Frame(b.fr, tk.World, t.U, b.codec); err != nil {
+			return err
+		}
+		frameNS := float64(time.Since(start).Nanoseconds()) / float64(rec.Clients)
+		if err := psFields(t, tk.World, 0, b.codec, ps); err != nil {
+			return err
+		}
+		if it == steadyWarmups*len(rec.Ticks) {
+			runtime.GC()   // as serverLoop does
+			m0 = mallocs() // allocations: the first measured pass
+		}
+		start = time.Now()
+		q.Snapshot(tk.Frame, b.fr, pvs, ps, nil)
+		b.q.Reset(b.qbuf)
+		if err := q.Write(b.q, b.huff); err != nil {
+			return err
+		}
+		if pass >= 0 {
+			passes[pass] += float64(time.Since(start).Nanoseconds()) + frameNS
+		}
+		if q.next > 3 {
+			q.Ack(q.next - 3)
+		}
+		if it == (steadyWarmups+1)*len(rec.Ticks)-1 {
+			m1 = mallocs()
+		}
+	}
+	steady := float64(len(rec.Ticks))
+	for i := range passes {
+		passes[i] /= steady
+	}
+	ns := report.Median(passes)
+	if with256 {
+		s := out[EncQuake3]
+		s.ns256, s.ns256One, s.ns256Passes = ns, ns, passes
+		out[EncQuake3] = s
+		return nil
+	}
+	h1 := heap()
+	runtime.KeepAlive(q)
+	mem := int(h1) - int(h0)
+	a := float64(m1-m0) / steady
+	out[EncQuake3] = steadyCost{allocs: a, allocsOne: a, mem: mem, ns: ns, nsOne: ns}
+	// The same encoder without Huffman: its allocations and memory (its time is not measured).
+	out[EncQuake3NoHuf] = steadyCost{allocs: a, allocsOne: a, mem: mem}
+	return nil
 }
 
 // loopCost is what serverLoop measured: server ns and allocations per client-snapshot, and
@@ -217,22 +222,7 @@ func serverLoop(rec *Recording, base *snapshot.CommonBase, pvs [][]snapshot.PVS,
 		}
 		links[c] = l
 	}
-	// Per client, the tick's input and the packet sent: the harness's, grown to their largest
-	// before the heap is read.
-	type clientTick struct {
-		cmds []game.PlayerCmd
-		sts  []game.Snapshotter
-		in   snapshot.Input
-		pkt  []byte
-		seq  snapshot.Seq
-	}
-	ins := make([]clientTick, k)
-	for c := range ins {
-		for i := range rec.Ticks {
-			ins[c].cmds = slices.Grow(ins[c].cmds[:0], len(rec.Ticks[i].Cmds))
-			ins[c].sts = states(rec.Ticks[i].World, c, ins[c].sts)
-		}
-	}
+	ins := newClientTicks(rec, k)
 	var h0 uint64
 	if heap != nil {
 		h0 = heap()
@@ -256,81 +246,28 @@ func serverLoop(rec *Recording, base *snapshot.CommonBase, pvs [][]snapshot.PVS,
 			runtime.GC()
 			m0 = mallocs() // allocations: the first measured pass
 		}
-		// The shared part: every visible entity and every client's non-PVS state instance
-		// (the scoreboard once) encoded once for the frame.
 		start := time.Now()
-		if err := b.cache.Prepare(tk.Frame, tk.World, reg, &union[ti]); err != nil {
+		if err := prepareFrame(b, reg, tk, &union[ti], rec.Clients); err != nil {
 			return loopCost{}, err
-		}
-		for c := range rec.Clients {
-			b.sts = states(tk.World, c, b.sts)
-			if err := b.cache.PrepareStates(tk.Frame, b.sts); err != nil {
-				return loopCost{}, err
-			}
 		}
 		tickNS := float64(time.Since(start).Nanoseconds()) * float64(k) / float64(rec.Clients)
 		now := frameTime(tk.Frame)
-		// Each client's input, untimed: the game's work, not the snapshot server's (the
-		// commands of the other players, the client's non-PVS states).
-		for c := range encs {
-			in := &ins[c]
-			in.cmds = in.cmds[:0]
-			for _, pc := range tk.Cmds {
-				if int(pc.Entity) != c {
-					in.cmds = append(in.cmds, pc)
-				}
-			}
-			in.sts = states(tk.World, c, in.sts)
-			in.in = snapshot.Input{Frame: tk.Frame, PVS: &pvs[ti][c], World: tk.World, States: in.sts, Cmds: in.cmds, Cache: &b.cache}
-		}
+		fillClientTicks(ins, tk, pvs[ti], &b.cache)
 		// Timed, one clock reading before the clients and one after (a reading costs about
-		// 50 ns here, a few hundred per client-snapshot when taken around each step): for each
-		// client, Build; the server takes the client's acknowledgement of the snapshot two
-		// back (made after the previous tick's snapshots, below), applies it and queues
-		// "apply S"; and the channel sends the snapshot with its reliables, compressed when
-		// smaller. The packet is kept for the client after the loop.
+		// 50 ns here, a few hundred per client-snapshot when taken around each step).
 		start = time.Now()
-		for c, enc := range encs {
-			link, in := links[c], &ins[c]
-			b.w.Reset(b.wbuf)
-			h, err := enc.Build(b.w, &in.in)
-			if err != nil {
-				return loopCost{}, err
-			}
-			if h.Seq > 2 && link.ackSeq == h.Seq-2 {
-				if err := link.server.Receive(now, link.ack, nopHandler{}); err != nil {
-					return loopCost{}, err
-				}
-				if m, ok := enc.Ack(h.Seq - 2); ok {
-					var buf [session.MaxApplyLen]byte
-					if err := link.server.QueueReliable(session.Apply{Seq: m.Seq}.Append(buf[:0], link.prevApply)); err != nil {
-						return loopCost{}, err
-					}
-					link.prevApply = m.Seq
-				}
-			}
-			if in.pkt, err = link.out.send(link.server, now, session.TypeSnapshot, b.w.Bytes()); err != nil {
-				return loopCost{}, err
-			}
-			in.seq = h.Seq
+		if err := sendSnapshots(encs, links, ins, b, now); err != nil {
+			return loopCost{}, err
 		}
 		tickNS += float64(time.Since(start).Nanoseconds())
 		for c := range encs {
 			links[c].keep(ins[c].seq, ins[c].pkt) // valid until the link's next send
 		}
 		// The clients' side, untimed and after every snapshot of the tick as on another
-		// machine (not between two clients' snapshots, in the server's caches): each client
-		// takes the snapshot one back and acknowledges it, for the server to take next tick, when
-		// it is two back. Its clock reads the next tick's time, as when it was made then.
-		next := frameTime(rec.Ticks[(it+1)%ticks].Frame)
-		for _, link := range links {
-			if seq := link.lastSeq; seq >= 2 {
-				ack, err := link.clientAck(next, seq-1)
-				if err != nil {
-					return loopCost{}, err
-				}
-				link.ack, link.ackSeq = ack, seq-1
-			}
+		// machine (not between two clients' snapshots, in the server's caches). Their clock
+		// reads the next tick's time, as when it was made then.
+		if err := ackSnapshots(links, frameTime(rec.Ticks[(it+1)%ticks].Frame)); err != nil {
+			return loopCost{}, err
 		}
 		if pass >= 0 {
 			passes[pass] += tickNS
@@ -343,13 +280,116 @@ func serverLoop(rec *Recording, base *snapshot.CommonBase, pvs [][]snapshot.PVS,
 	for i := range passes {
 		passes[i] /= built
 	}
-	r := loopCost{ns: median(passes), allocs: float64(m1-m0) / built, passes: passes}
+	r := loopCost{ns: report.Median(passes), allocs: float64(m1-m0) / built, passes: passes}
 	if heap != nil {
 		r.mem = int(heap()-h0) / k
 		runtime.KeepAlive(encs)
 	}
 	runtime.KeepAlive(links) // not counted: allocated before h0
 	return r, nil
+}
+
+// clientTick is serverLoop's per-client input of a tick and the packet sent: the harness's,
+// grown to their largest before the heap is read.
+type clientTick struct {
+	cmds []game.PlayerCmd
+	sts  []game.Snapshotter
+	in   snapshot.Input
+	pkt  []byte
+	seq  snapshot.Seq
+}
+
+// newClientTicks returns the inputs of clients 0..k-1 with their commands and states grown
+// to the largest of any tick of rec.
+func newClientTicks(rec *Recording, k int) []clientTick {
+	ins := make([]clientTick, k)
+	for c := range ins {
+		for i := range rec.Ticks {
+			ins[c].cmds = slices.Grow(ins[c].cmds[:0], len(rec.Ticks[i].Cmds))
+			ins[c].sts = states(rec.Ticks[i].World, c, ins[c].sts)
+		}
+	}
+	return ins
+}
+
+// prepareFrame is the server's shared work of tick tk: every visible entity (in union) and
+// every one of the clients' non-PVS state instances (the scoreboard once) encoded once for
+// the frame in b.cache.
+func prepareFrame(b *passBufs, reg *game.Registry, tk *Tick, union *snapshot.PVS, clients int) error {
+	if err := b.cache.Prepare(tk.Frame, tk.World, reg, union); err != nil {
+		return err
+	}
+	for c := range clients {
+		b.sts = states(tk.World, c, b.sts)
+		if err := b.cache.PrepareStates(tk.Frame, b.sts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fillClientTicks sets each client's input of tick tk, pvs[c] its PVS: the game's work, not
+// the snapshot server's (the commands of the other players, the client's non-PVS states).
+func fillClientTicks(ins []clientTick, tk *Tick, pvs []snapshot.PVS, cache *snapshot.FrameCache) {
+	for c := range ins {
+		in := &ins[c]
+		in.cmds = in.cmds[:0]
+		for _, pc := range tk.Cmds {
+			if int(pc.Entity) != c {
+				in.cmds = append(in.cmds, pc)
+			}
+		}
+		in.sts = states(tk.World, c, in.sts)
+		in.in = snapshot.Input{Frame: tk.Frame, PVS: &pvs[c], World: tk.World, States: in.sts, Cmds: in.cmds, Cache: cache}
+	}
+}
+
+// sendSnapshots is the server's timed work per client of a tick at now: Build; the server
+// takes the client's acknowledgement of the snapshot two back (made after the previous
+// tick's snapshots, by ackSnapshots), applies it and queues "apply S"; and the channel sends
+// the snapshot with its reliables, compressed when smaller. The packet is kept in ins for
+// the client.
+func sendSnapshots(encs []*snapshot.Encoder, links []*steadyLink, ins []clientTick, b *passBufs, now time.Duration) error {
+	for c, enc := range encs {
+		link, in := links[c], &ins[c]
+		b.w.Reset(b.wbuf)
+		h, err := enc.Build(b.w, &in.in)
+		if err != nil {
+			return err
+		}
+		if h.Seq > 2 && link.ackSeq == h.Seq-2 {
+			if err := link.server.Receive(now, link.ack, nopHandler{}); err != nil {
+				return err
+			}
+			if m, ok := enc.Ack(h.Seq - 2); ok {
+				var buf [session.MaxApplyLen]byte
+				if err := link.server.QueueReliable(session.Apply{Seq: m.Seq}.Append(buf[:0], link.prevApply)); err != nil {
+					return err
+				}
+				link.prevApply = m.Seq
+			}
+		}
+		if in.pkt, err = link.out.send(link.server, now, session.TypeSnapshot, b.w.Bytes()); err != nil {
+			return err
+		}
+		in.seq = h.Seq
+	}
+	return nil
+}
+
+// ackSnapshots is the clients' side of a tick: each client takes the snapshot one back and
+// acknowledges it at now, for the server to take next tick, when it is two back.
+func ackSnapshots(links []*steadyLink, now time.Duration) error {
+	for _, link := range links {
+		if seq := link.lastSeq; seq >= 2 {
+			ack, err := link.clientAck(now, seq-1)
+			if err != nil {
+				return err
+			}
+			link.ack, link.ackSeq = ack, seq-1
+		}
+	}
+	return nil
 }
 
 // steadyLink is measureSteady's DOOM III channel: the server's end and the client's, and

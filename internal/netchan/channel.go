@@ -283,59 +283,9 @@ func (c *Channel) Send(now time.Duration, typ MessageType, payload []byte, emit 
 	}
 	body = append(body, payload...)
 
-	// DOOM III §4.3: "the message channel compresses all reliable and
-	// unreliable messages", here only when that makes the packet smaller;
-	// with Config.Huffman, by whichever of zrle and the static Huffman
-	// code is smaller (zrle on a tie).
 	stream := body
 	if !c.cfg.DisableCompression {
-		k := uvarintLen(uint64(bodyLen))
-		room := bodyLen - 1 - k // the compressed stream must beat the body
-		hbytes := -1
-		if c.cfg.Huffman != nil && room > 0 {
-			// Coded straight into its own buffer (room for the longest codes): the coder's
-			// length is the size, with no counting pass before it. 16 bytes more let its
-			// 16-byte loop, which needs that room, run to the last 16 bytes of the body.
-			c.hstream = grow(c.hstream, k+(bodyLen*entropy.HuffmanMaxBits+7)/8+16)
-			if hb := c.cfg.Huffman.Encode(c.hstream[k:], body); hb <= room {
-				hbytes, room = hb, hb // zrle must now do at least as well
-			}
-		}
-		if room > 0 {
-			c.stream = grow(c.stream, bodyLen)
-			binary.PutUvarint(c.stream, uint64(bodyLen))
-			// Compress runs only when its output fits in room (it would otherwise fail with
-			// ErrShortBuffer: same choice). zrle's lower bound, one pass of popcounts stopped
-			// as soon as it passes room, rules out most bodies; its exact size, which also
-			// counts the zero runs longer than one count covers, the rest. (An error is still
-			// handled: the Huffman stream or the raw body goes instead.)
-			cb, err := 0, zrle.ErrShortBuffer
-			if !zrle.LowerBoundAbove(body, bodyLen*8, zrle.DefaultWordBits, room*8) &&
-				!zrle.CompressedBitsAbove(body, bodyLen*8, zrle.DefaultWordBits, room*8) {
-				cb, err = zrle.Compress(c.stream[k:k+room], body, bodyLen*8, zrle.DefaultWordBits)
-			}
-			if err == nil {
-				stream = c.stream[:k+(cb+7)/8]
-				flags |= flagCompressed
-			} else if hbytes >= 0 {
-				binary.PutUvarint(c.hstream, uint64(bodyLen))
-				stream = c.hstream[:k+hbytes]
-				flags |= flagHuffman
-			}
-		}
-		// The entropy stage must beat whatever was chosen (the raw body included).
-		limit := bodyLen - 1 - k
-		if flags&(flagCompressed|flagHuffman) != 0 {
-			limit = len(stream) - k - 1
-		}
-		if c.cfg.Entropy != nil && limit > 0 {
-			c.estream = grow(c.estream, k+limit)
-			if n := c.rcEnc.Encode(c.cfg.Entropy, c.estream[k:k+limit], body); n >= 0 {
-				binary.PutUvarint(c.estream, uint64(bodyLen))
-				stream = c.estream[:k+n]
-				flags = flags&^(flagCompressed|flagHuffman) | flagCompressed | flagHuffman
-			}
-		}
+		stream, flags = c.compress(body, flags)
 	}
 
 	total := len(stream)
@@ -344,9 +294,9 @@ func (c *Channel) Send(now time.Duration, typ MessageType, payload []byte, emit 
 		tag = TagLen
 		flags |= flagEncrypted
 	}
-	frags, chunk, fragHdr := 1, total, 0
+	frags, chunk := 1, total
 	if headerLen+total+tag > c.cfg.MTU {
-		fragHdr = 2 + uvarintLen(uint64(total))
+		fragHdr := 2 + uvarintLen(uint64(total))
 		maxData := c.cfg.MTU - headerLen - fragHdr - tag
 		frags = (total + maxData - 1) / maxData
 		if frags > MaxFragments {
@@ -357,6 +307,82 @@ func (c *Channel) Send(now time.Duration, typ MessageType, payload []byte, emit 
 	}
 
 	// Commit: nothing below fails.
+	seq, flags := c.commitSend(now, nrel, flags)
+	h := header{flags: flags, typ: typ, conn: c.id, seq: uint16(seq), ack: uint16(c.lastRecv)}
+	wire := c.emitPackets(h, seq, stream, frags, chunk, emit)
+	c.stats.MessagesOut++
+	c.charge(now, wire)
+	return nil
+}
+
+// compress returns the stream Send puts on the wire for body and flags with
+// the compression bits set: body itself, or the body's length as a uvarint
+// followed by its zrle, Huffman or entropy coding, whichever is smallest
+// and beats the body.
+//
+// DOOM III §4.3: "the message channel compresses all reliable and
+// unreliable messages", here only when that makes the packet smaller;
+// with Config.Huffman, by whichever of zrle and the static Huffman
+// code is smaller (zrle on a tie).
+func (c *Channel) compress(body []byte, flags uint8) ([]byte, uint8) {
+	bodyLen := len(body)
+	stream := body
+	k := uvarintLen(uint64(bodyLen))
+	room := bodyLen - 1 - k // the compressed stream must beat the body
+	hbytes := -1
+	if c.cfg.Huffman != nil && room > 0 {
+		// Coded straight into its own buffer (room for the longest codes): the coder's
+		// length is the size, with no counting pass before it. 16 bytes more let its
+		// 16-byte loop, which needs that room, run to the last 16 bytes of the body.
+		c.hstream = grow(c.hstream, k+(bodyLen*entropy.HuffmanMaxBits+7)/8+16)
+		if hb := c.cfg.Huffman.Encode(c.hstream[k:], body); hb <= room {
+			hbytes, room = hb, hb // zrle must now do at least as well
+		}
+	}
+	if room > 0 {
+		c.stream = grow(c.stream, bodyLen)
+		binary.PutUvarint(c.stream, uint64(bodyLen))
+		// Compress runs only when its output fits in room (it would otherwise fail with
+		// ErrShortBuffer: same choice). zrle's lower bound, one pass of popcounts stopped
+		// as soon as it passes room, rules out most bodies; its exact size, which also
+		// counts the zero runs longer than one count covers, the rest. (An error is still
+		// handled: the Huffman stream or the raw body goes instead.)
+		cb, err := 0, zrle.ErrShortBuffer
+		if !zrle.LowerBoundAbove(body, bodyLen*8, zrle.DefaultWordBits, room*8) &&
+			!zrle.CompressedBitsAbove(body, bodyLen*8, zrle.DefaultWordBits, room*8) {
+			cb, err = zrle.Compress(c.stream[k:k+room], body, bodyLen*8, zrle.DefaultWordBits)
+		}
+		if err == nil {
+			stream = c.stream[:k+(cb+7)/8]
+			flags |= flagCompressed
+		} else if hbytes >= 0 {
+			binary.PutUvarint(c.hstream, uint64(bodyLen))
+			stream = c.hstream[:k+hbytes]
+			flags |= flagHuffman
+		}
+	}
+	// The entropy stage must beat whatever was chosen (the raw body included).
+	limit := bodyLen - 1 - k
+	if flags&(flagCompressed|flagHuffman) != 0 {
+		limit = len(stream) - k - 1
+	}
+	if c.cfg.Entropy != nil && limit > 0 {
+		c.estream = grow(c.estream, k+limit)
+		if n := c.rcEnc.Encode(c.cfg.Entropy, c.estream[k:k+limit], body); n >= 0 {
+			binary.PutUvarint(c.estream, uint64(bodyLen))
+			stream = c.estream[:k+n]
+			flags = flags&^(flagCompressed|flagHuffman) | flagCompressed | flagHuffman
+		}
+	}
+	return stream, flags
+}
+
+// commitSend takes the next outgoing sequence for a message carrying the
+// first nrel queued reliable messages and records it: the sent ring (for
+// the RTT and the reliable acknowledgement), the reliable resend and
+// compression counters. It returns the sequence and flags with the ack bit
+// set once a message from the peer has arrived.
+func (c *Channel) commitSend(now time.Duration, nrel int, flags uint8) (Sequence, uint8) {
 	c.outSeq++
 	seq := c.outSeq
 	relEnd := c.rel.first + Sequence(nrel)
@@ -373,7 +399,15 @@ func (c *Channel) Send(now time.Duration, typ MessageType, payload []byte, emit 
 	if c.lastRecv > 0 {
 		flags |= flagAck
 	}
-	h := header{flags: flags, typ: typ, conn: c.id, seq: uint16(seq), ack: uint16(c.lastRecv)}
+	return seq, flags
+}
+
+// emitPackets builds and emits the frags packets of message seq's stream:
+// each is h, then, when frags > 1, a fragment header and a piece of chunk
+// bytes, sealed when the channel encrypts. It returns the wire bytes sent,
+// UDP/IP included.
+func (c *Channel) emitPackets(h header, seq Sequence, stream []byte, frags, chunk int, emit func(packet []byte)) int {
+	total := len(stream)
 	wire := 0
 	for i := range frags {
 		p := c.packet[:headerLen]
@@ -397,9 +431,7 @@ func (c *Channel) Send(now time.Duration, typ MessageType, payload []byte, emit 
 		c.stats.BytesOut += uint64(len(p))
 		wire += len(p) + UDPIPOverhead
 	}
-	c.stats.MessagesOut++
-	c.charge(now, wire)
-	return nil
+	return wire
 }
 
 // charge records wire bytes sent at now against the rate.

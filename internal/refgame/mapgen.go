@@ -146,19 +146,45 @@ type propDef struct {
 // NewMap builds the map for cfg.
 func NewMap(cfg Config) (*Map, error) {
 	cfg = cfg.withDefaults()
-	if cfg.RoomsX < 1 || cfg.RoomsX > 16 || cfg.RoomsY < 1 || cfg.RoomsY > 16 {
-		return nil, fmt.Errorf("%w: rooms %dx%d outside 1..16", ErrConfig, cfg.RoomsX, cfg.RoomsY)
-	}
-	if cfg.RoomTiles < 6 || cfg.RoomTiles > 64 {
-		return nil, fmt.Errorf("%w: room size %d outside 6..64", ErrConfig, cfg.RoomTiles)
-	}
-	if cfg.MaxPlayers < 1 || cfg.MaxPlayers > MaxPlayersLimit {
-		return nil, fmt.Errorf("%w: %d players outside 1..%d", ErrConfig, cfg.MaxPlayers, MaxPlayersLimit)
-	}
-	if cfg.Entities < 0 || cfg.Entities > game.MaxEntities {
-		return nil, fmt.Errorf("%w: %d entities outside 0..%d", ErrConfig, cfg.Entities, game.MaxEntities)
+	if err := cfg.check(); err != nil {
+		return nil, err
 	}
 	m := &Map{cfg: cfg}
+	m.layRooms()
+	m.layDoors()
+	m.placeSpawns()
+	m.placeFixed()
+	m.FirstRocket = cfg.MaxPlayers
+	fixed := m.FirstRocket + cfg.MaxPlayers*RocketSlots + len(m.Doors) + len(m.lights) + len(m.pickups)
+	if fixed > game.MaxEntities {
+		return nil, fmt.Errorf("%w: map needs %d entities, more than %d", ErrConfig, fixed, game.MaxEntities)
+	}
+	m.placeFill(fixed)
+	m.numberEntities()
+	return m, nil
+}
+
+// check returns an ErrConfig if a field of a Config with defaults is out of its range.
+func (cfg Config) check() error {
+	if cfg.RoomsX < 1 || cfg.RoomsX > 16 || cfg.RoomsY < 1 || cfg.RoomsY > 16 {
+		return fmt.Errorf("%w: rooms %dx%d outside 1..16", ErrConfig, cfg.RoomsX, cfg.RoomsY)
+	}
+	if cfg.RoomTiles < 6 || cfg.RoomTiles > 64 {
+		return fmt.Errorf("%w: room size %d outside 6..64", ErrConfig, cfg.RoomTiles)
+	}
+	if cfg.MaxPlayers < 1 || cfg.MaxPlayers > MaxPlayersLimit {
+		return fmt.Errorf("%w: %d players outside 1..%d", ErrConfig, cfg.MaxPlayers, MaxPlayersLimit)
+	}
+	if cfg.Entities < 0 || cfg.Entities > game.MaxEntities {
+		return fmt.Errorf("%w: %d entities outside 0..%d", ErrConfig, cfg.Entities, game.MaxEntities)
+	}
+	return nil
+}
+
+// layRooms sizes the tile grid, solid everywhere, and carves the rooms into it, row by row
+// from the south-west, each RoomTiles square with a wall tile between neighbours.
+func (m *Map) layRooms() {
+	cfg := m.cfg
 	stride := cfg.RoomTiles + 1
 	m.W = cfg.RoomsX*stride + 1
 	m.H = cfg.RoomsY*stride + 1
@@ -166,7 +192,6 @@ func NewMap(cfg Config) (*Map, error) {
 	for i := range m.tiles {
 		m.tiles[i] = tile{solid: true, door: -1, room: -1}
 	}
-	// Rooms, row by row from the south-west.
 	for gy := 0; gy < cfg.RoomsY; gy++ {
 		for gx := 0; gx < cfg.RoomsX; gx++ {
 			idx := len(m.Rooms)
@@ -183,7 +208,13 @@ func NewMap(cfg Config) (*Map, error) {
 			}
 		}
 	}
-	// Doors: east neighbours first, then north neighbours, in room order.
+}
+
+// layDoors puts a two-tile door in the wall between each room and its neighbours: east
+// neighbours first, then north neighbours, in room order.
+func (m *Map) layDoors() {
+	cfg := m.cfg
+	stride := cfg.RoomTiles + 1
 	half := cfg.RoomTiles/2 - 1
 	for dir := dirEast; dir <= dirNorth; dir++ {
 		for i, r := range m.Rooms {
@@ -214,7 +245,11 @@ func NewMap(cfg Config) (*Map, error) {
 			m.Rooms[d.Rooms[1]].Doors = append(m.Rooms[d.Rooms[1]].Doors, di)
 		}
 	}
-	// Spawn points: four per room on distinct rows, west half and east half alternating.
+}
+
+// placeSpawns puts four spawn points in each room on distinct rows, west half and east half
+// alternating.
+func (m *Map) placeSpawns() {
 	rowGap := float32(2*PlayerRadius + 8)
 	for i := range m.Rooms {
 		r := &m.Rooms[i]
@@ -228,8 +263,12 @@ func NewMap(cfg Config) (*Map, error) {
 			m.Spawns = append(m.Spawns, vec2{x, y})
 		}
 	}
-	// Fixed map entities: one light per room on its west wall, a quarter of the room north of
-	// the doorway, one health and one armor pickup per room.
+}
+
+// placeFixed places the fixed map entities: one light per room on its west wall, a quarter
+// of the room north of the doorway, one health and one armor pickup per room.
+func (m *Map) placeFixed() {
+	cfg := m.cfg
 	for i := range m.Rooms {
 		r := &m.Rooms[i]
 		_, cy := r.Center()
@@ -243,12 +282,13 @@ func NewMap(cfg Config) (*Map, error) {
 			pickupDef{Pos: vec2{cx, cy - off}, Room: i, Kind: PickupHealth},
 			pickupDef{Pos: vec2{cx, cy + off}, Room: i, Kind: PickupArmor})
 	}
-	m.FirstRocket = cfg.MaxPlayers
-	fixed := m.FirstRocket + cfg.MaxPlayers*RocketSlots + len(m.Doors) + len(m.lights) + len(m.pickups)
-	if fixed > game.MaxEntities {
-		return nil, fmt.Errorf("%w: map needs %d entities, more than %d", ErrConfig, fixed, game.MaxEntities)
-	}
-	// Fill entities, placed on a seeded scatter over the rooms' floors.
+}
+
+// placeFill adds the fill entities, numbers fixed up to cfg.Entities, placed on a seeded
+// scatter over the rooms' floors: pickups, lights and props (spinning or still), or only
+// still props with StaticFill.
+func (m *Map) placeFill(fixed int) {
+	cfg := m.cfg
 	for n := fixed; n < cfg.Entities; n++ {
 		h := hash64(cfg.Seed, 0, game.EntityNum(n), saltFill)
 		room := int(h % uint64(len(m.Rooms)))
@@ -275,7 +315,13 @@ func NewMap(cfg Config) (*Map, error) {
 			m.props = append(m.props, pd)
 		}
 	}
-	m.FirstDoor = m.FirstRocket + cfg.MaxPlayers*RocketSlots
+}
+
+// numberEntities gives the doors, lights, pickups and props their entity numbers, in that
+// order after the players and their rockets, and indexes each room's map entities and
+// pickups.
+func (m *Map) numberEntities() {
+	m.FirstDoor = m.FirstRocket + m.cfg.MaxPlayers*RocketSlots
 	m.FirstLight = m.FirstDoor + len(m.Doors)
 	m.FirstPickup = m.FirstLight + len(m.lights)
 	m.FirstProp = m.FirstPickup + len(m.pickups)
@@ -292,7 +338,6 @@ func NewMap(cfg Config) (*Map, error) {
 	for i, p := range m.props {
 		m.roomEnts[p.Room] = append(m.roomEnts[p.Room], game.EntityNum(m.FirstProp+i))
 	}
-	return m, nil
 }
 
 // Config returns the Config the map was built from, with defaults filled in.
