@@ -131,3 +131,36 @@ func TestCIRunsEveryAcceptanceTest(t *testing.T) {
 	}
 	t.Logf("%d gated tests in %d acceptance runs", gated, len(runs))
 }
+
+// TestCIPackagesExist: every package directory .ci/run names ("./path" in
+// its commands: the race run's list, the acceptance runs) exists, so a
+// package that moves cannot silently leave a run testing nothing.
+func TestCIPackagesExist(t *testing.T) {
+	root := filepath.Join("..", "..")
+	b, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := regexp.MustCompile(`(?:^|[\s"])\./([a-z0-9_][a-z0-9_/.-]*)`)
+	n := 0
+	for i, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		for _, m := range path.FindAllStringSubmatch(line, -1) {
+			p := strings.TrimSuffix(m[1], "/...")
+			p = strings.TrimSuffix(p, "/")
+			if p == "..." || strings.HasPrefix(p, ".ci") {
+				continue
+			}
+			n++
+			if fi, err := os.Stat(filepath.Join(root, p)); err != nil || !fi.IsDir() {
+				t.Errorf(".ci/run:%d names ./%s, which is not a directory of the repository", i+1, m[1])
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("found no package paths in .ci/run")
+	}
+	t.Logf("%d package paths checked", n)
+}
