@@ -82,7 +82,7 @@ func (l *Layout) Bits() int {
 
 // Funcs are the unexported operations of package bitmsg that snapshot
 // encoding needs, with W, DW and DR bitmsg's Writer, DeltaWriter and
-// DeltaReader (this package cannot import bitmsg, which imports it).
+// DeltaReader (bitlayout cannot import bitmsg, which imports it).
 type Funcs[W, DW, DR any] struct {
 	// WriteDelta writes the delta of a full state against a base: state
 	// holds the state's nbits bits as a DeltaWriter recording into l
