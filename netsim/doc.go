@@ -5,27 +5,24 @@
 // reorder packets (DOOM III §3; Quake 3 protocol description, Fedoryński: "the individual
 // datagrams may arrive out of order, duplicated, or not arrive at all").
 // The message channel (netchan), the server and the client are tested
-// against exactly those faults, in two ways:
+// against exactly those faults on Network, a link simulator in virtual
+// time. Endpoints, addressed by netip.AddrPort and shaped like a
+// non-blocking net.PacketConn, send datagrams whose fate is decided on
+// send by the LinkConfig of the direction (SetLink, else SetDefault):
+// latency, uniform jitter, loss, duplication, reordering (an extra random
+// hold-back), a bandwidth cap with a bounded tail-drop queue, and an MTU.
+// Packets wait in a heap ordered by arrival time (first-in first-out for
+// equal times) and move to the destination's bounded inbox when the caller
+// advances time with AdvanceTo. There are no goroutines and no wall clock;
+// all randomness comes from a PCG generator seeded by New, so a seed and a
+// sequence of calls always give the same deliveries, and a test of a whole
+// match runs in milliseconds. Rebind changes an endpoint's address, as a
+// NAT that changes a client's port does. Stats counts every outcome.
 //
-//   - Network is a link simulator in virtual time. Endpoints, addressed by
-//     netip.AddrPort and shaped like a non-blocking net.PacketConn, send
-//     datagrams whose fate is decided on send by the LinkConfig of the
-//     direction (SetLink, else SetDefault): latency, uniform jitter, loss,
-//     duplication, reordering (an extra random hold-back), a bandwidth cap
-//     with a bounded tail-drop queue, and an MTU. Packets wait in a heap
-//     ordered by arrival time (first-in first-out for equal times) and move
-//     to the destination's bounded inbox when the caller advances time with
-//     AdvanceTo. There are no goroutines and no wall clock; all randomness
-//     comes from a PCG generator seeded by New, so a seed and a sequence of
-//     calls always give the same deliveries, and a test of a whole match
-//     runs in milliseconds. Rebind changes an endpoint's address, as a NAT
-//     that changes a client's port does. Stats counts every outcome.
-//
-//   - Proxy applies the same LinkConfig model in real time to real
-//     programs: a UDP proxy between clients and a server (the companion
-//     proxy of the Quake 3 protocol description (Fedoryński), does the same to
-//     experiment with latency and loss). It backs the "snapwire proxy"
-//     command.
+// The same LinkConfig model applies in real time to real programs through
+// the UDP proxy behind the "snapwire proxy" command (internal/udpproxy),
+// which reaches this package's link planner and packet schedule through
+// internal/netsimhook: there is one model.
 //
 // A typical virtual-time test:
 //

@@ -3,8 +3,9 @@ package netsim
 import (
 	"errors"
 	"math/rand/v2"
-	"net/netip"
 	"time"
+
+	"github.com/snapwire/snapwire/internal/netsimhook"
 )
 
 // LinkConfig describes one direction of a link: what happens to a packet
@@ -165,70 +166,11 @@ func (l *link) plan(r *rand.Rand, now time.Duration, size int, st *Stats) (n int
 	return n, at
 }
 
-// packet is one packet in flight or waiting in an inbox. Packets are pooled
-// by the Network; buf keeps its capacity across uses.
-type packet struct {
-	at       time.Duration
-	seq      uint64 // send order: ties in at are delivered first-in first-out
-	from, to netip.AddrPort
-	down     bool // proxy only: server -> client
-	buf      []byte
-}
-
-// schedule is a binary min-heap of packets ordered by (at, seq).
-type schedule []*packet
-
-func (h schedule) less(i, j int) bool {
-	if h[i].at != h[j].at {
-		return h[i].at < h[j].at
-	}
-	return h[i].seq < h[j].seq
-}
-
-func (h *schedule) push(p *packet) {
-	*h = append(*h, p)
-	s := *h
-	i := len(s) - 1
-	for i > 0 {
-		parent := (i - 1) / 2
-		if !s.less(i, parent) {
-			break
-		}
-		s[i], s[parent] = s[parent], s[i]
-		i = parent
-	}
-}
-
-func (h *schedule) pop() *packet {
-	s := *h
-	top := s[0]
-	last := len(s) - 1
-	s[0] = s[last]
-	s[last] = nil
-	s = s[:last]
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= len(s) {
-			break
-		}
-		m := l
-		if r := l + 1; r < len(s) && s.less(r, l) {
-			m = r
-		}
-		if !s.less(m, i) {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
-	}
-	*h = s
-	return top
-}
-
-func (h schedule) peek() (*packet, bool) {
-	if len(h) == 0 {
-		return nil, false
-	}
-	return h[0], true
-}
+// packet is one packet in flight or waiting in an inbox, and schedule the
+// heap of packets in flight ordered by (At, Seq); the real-time proxy
+// (internal/udpproxy) shares them through internal/netsimhook. Packets
+// are pooled by the Network; Buf keeps its capacity across uses.
+type (
+	packet   = netsimhook.Packet
+	schedule = netsimhook.Schedule
+)

@@ -121,12 +121,12 @@ func (n *Network) AdvanceTo(t time.Duration) {
 		return
 	}
 	for {
-		p, ok := n.flight.peek()
-		if !ok || p.at > t {
+		p, ok := n.flight.Peek()
+		if !ok || p.At > t {
 			break
 		}
-		n.flight.pop()
-		n.now = p.at
+		n.flight.Pop()
+		n.now = p.At
 		n.deliver(p)
 	}
 	n.now = t
@@ -143,11 +143,11 @@ func (n *Network) Advance(d time.Duration) { n.AdvanceTo(n.now + d) }
 //		// read inboxes, respond
 //	}
 func (n *Network) NextDelivery() (time.Duration, bool) {
-	p, ok := n.flight.peek()
+	p, ok := n.flight.Peek()
 	if !ok {
 		return 0, false
 	}
-	return p.at, true
+	return p.At, true
 }
 
 // InFlight is the number of packets sent but not yet delivered or dropped.
@@ -157,7 +157,7 @@ func (n *Network) inFlight() int { return len(n.flight) }
 func (n *Network) Stats() Stats { return n.stats }
 
 func (n *Network) deliver(p *packet) {
-	e := n.eps[p.to]
+	e := n.eps[p.To]
 	switch {
 	case e == nil:
 		n.stats.DroppedUnbound++
@@ -167,7 +167,7 @@ func (n *Network) deliver(p *packet) {
 		n.release(p)
 	default:
 		n.stats.Delivered++
-		n.stats.BytesDelivered += uint64(len(p.buf))
+		n.stats.BytesDelivered += uint64(len(p.Buf))
 		e.inbox = append(e.inbox, p)
 	}
 }
@@ -182,12 +182,12 @@ func (n *Network) send(from, to netip.AddrPort, b []byte) {
 	k, at := n.link(from, to).plan(n.rng, n.now, len(b), &n.stats)
 	for i := range k {
 		p := n.acquire()
-		p.at = at[i]
-		p.seq = n.seq
+		p.At = at[i]
+		p.Seq = n.seq
 		n.seq++
-		p.from, p.to = from, to
-		p.buf = append(p.buf[:0], b...)
-		n.flight.push(p)
+		p.From, p.To = from, to
+		p.Buf = append(p.Buf[:0], b...)
+		n.flight.Push(p)
 	}
 }
 
@@ -202,7 +202,7 @@ func (n *Network) acquire() *packet {
 }
 
 func (n *Network) release(p *packet) {
-	p.buf = p.buf[:0]
+	p.Buf = p.Buf[:0]
 	n.free = append(n.free, p)
 }
 
@@ -253,8 +253,8 @@ func (e *Endpoint) ReadFrom(p []byte) (n int, from netip.AddrPort, ok bool) {
 		e.inbox = e.inbox[:k]
 		e.head = 0
 	}
-	n = copy(p, pk.buf)
-	from = pk.from
+	n = copy(p, pk.Buf)
+	from = pk.From
 	e.net.release(pk)
 	return n, from, true
 }

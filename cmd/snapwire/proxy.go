@@ -12,12 +12,13 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/internal/netaddr"
+	"github.com/snapwire/snapwire/internal/udpproxy"
 	"github.com/snapwire/snapwire/netsim"
 )
 
 // The proxy command puts a simulated bad network between real programs:
 // clients send to --listen, the proxy forwards to --to, applying latency,
-// jitter, loss, duplication and reordering in each direction (netsim.Proxy).
+// jitter, loss, duplication and reordering in each direction (internal/udpproxy).
 // Like the companion proxy of the Quake 3 protocol description (Fedoryński), it is
 // for experimenting with latency and packet loss.
 
@@ -31,7 +32,7 @@ func init() {
 
 // proxyOptions is the parsed command line.
 type proxyOptions struct {
-	cfg   netsim.ProxyConfig
+	cfg   udpproxy.Config
 	stats time.Duration // 0: no periodic stats
 }
 
@@ -79,7 +80,7 @@ func parseProxyFlags(args []string, stderr io.Writer) (proxyOptions, error) {
 		return proxyOptions{}, err
 	}
 	return proxyOptions{
-		cfg:   netsim.ProxyConfig{Listen: la, Target: ta, Up: up, Down: down, Seed: link.seed},
+		cfg:   udpproxy.Config{Listen: la, Target: ta, Up: up, Down: down, Seed: link.seed},
 		stats: stats,
 	}, nil
 }
@@ -89,7 +90,7 @@ func runProxy(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p, err := netsim.NewProxy(opt.cfg)
+	p, err := udpproxy.New(opt.cfg)
 	if err != nil {
 		return err
 	}
@@ -136,7 +137,7 @@ func describeLink(l netsim.LinkConfig) string {
 	return s
 }
 
-func formatProxyStats(elapsed time.Duration, s netsim.ProxyStats) string {
+func formatProxyStats(elapsed time.Duration, s udpproxy.Stats) string {
 	dir := func(d netsim.Stats) string {
 		return fmt.Sprintf("in %d out %d lost %d dup %d reord %d drop %d",
 			d.Sent, d.Delivered, d.Lost, d.Duplicated, d.Reordered,

@@ -1,4 +1,4 @@
-package netsim
+package udpproxy
 
 import (
 	"context"
@@ -10,6 +10,9 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/snapwire/snapwire/internal/netsimhook"
+	"github.com/snapwire/snapwire/netsim"
 )
 
 // Proxy defaults.
@@ -21,22 +24,22 @@ const (
 // maxDatagram is the largest UDP payload.
 const maxDatagram = 65535
 
-// ProxyConfig configures a real-time UDP link simulator between clients
+// Config configures a real-time UDP link simulator between clients
 // and one server.
-type ProxyConfig struct {
+type Config struct {
 	Listen, Target netip.AddrPort
-	Up, Down       LinkConfig // Up: client -> server, Down: server -> client
+	Up, Down       netsim.LinkConfig // Up: client -> server, Down: server -> client
 	Seed           uint64
 
 	IdleTimeout time.Duration // 0 = 60 s
 	MaxClients  int           // 0 = 1024
 }
 
-// ProxyStats counts what the proxy did. Up and Down follow the meaning of
-// Stats for each direction (Sent: packets received by the proxy; Delivered:
+// Stats counts what the proxy did. Up and Down follow the meaning of
+// netsim.Stats for each direction (Sent: packets received by the proxy; Delivered:
 // packets written on).
-type ProxyStats struct {
-	Up, Down    Stats
+type Stats struct {
+	Up, Down    netsim.Stats
 	Clients     int    // current client mappings
 	Opened      uint64 // client mappings created
 	Expired     uint64 // client mappings closed for idleness
@@ -44,31 +47,31 @@ type ProxyStats struct {
 	WriteErrors uint64 // packets the operating system refused to send (in Sent, not Dropped)
 }
 
-// Proxy is a real-time UDP proxy applying LinkConfigs to real programs'
+// Proxy is a real-time UDP proxy applying netsim.LinkConfigs to real programs'
 // traffic: clients send to Addr, the proxy forwards each client's packets
 // to Target from an upstream socket of its own (so the server's replies
 // find their way back to that client), delaying, dropping, duplicating and
 // reordering packets in each direction. One goroutine (Run's) owns the
 // schedule, a timer-driven heap; one reader goroutine per socket feeds it.
 type Proxy struct {
-	cfg     ProxyConfig
+	cfg     Config
 	conn    *net.UDPConn
 	addr    netip.AddrPort
 	network string
 	started atomic.Bool
 
 	mu    sync.Mutex
-	stats ProxyStats
+	stats Stats
 }
 
-// ErrProxyRunning is returned by a second call of Run, or Run after Close.
-var ErrProxyRunning = errors.New("netsim: proxy already run or closed")
+// ErrRunning is returned by a second call of Run, or Run after Close.
+var ErrRunning = errors.New("udpproxy: proxy already run or closed")
 
-// NewProxy validates cfg and binds the listening socket, so Addr is known
+// New validates cfg and binds the listening socket, so Addr is known
 // (cfg.Listen may have port 0) before Run.
-func NewProxy(cfg ProxyConfig) (*Proxy, error) {
+func New(cfg Config) (*Proxy, error) {
 	if !cfg.Listen.IsValid() || !cfg.Target.IsValid() {
-		return nil, ErrInvalidAddr
+		return nil, netsim.ErrInvalidAddr
 	}
 	if err := cfg.Up.Validate(); err != nil {
 		return nil, err
@@ -112,7 +115,7 @@ func (p *Proxy) Close() error {
 }
 
 // Stats returns a snapshot of the counters; safe to call while Run runs.
-func (p *Proxy) Stats() ProxyStats {
+func (p *Proxy) Stats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.stats
@@ -122,8 +125,8 @@ func (p *Proxy) Stats() ProxyStats {
 // conn belong to the Run goroutine.
 type mapping struct {
 	client   netip.AddrPort
-	conn     *net.UDPConn // connected to Target; immutable
-	up, down link
+	conn     *net.UDPConn    // connected to Target; immutable
+	up, down netsimhook.Plan // netsim's link model, one per direction
 	lastSeen time.Duration
 	closed   bool
 }
@@ -132,19 +135,19 @@ type mapping struct {
 type event struct {
 	m    *mapping // nil: from the listening socket
 	from netip.AddrPort
-	p    *packet
+	p    *netsimhook.Packet
 	err  error
 }
 
-var packetPool = sync.Pool{New: func() any { return new(packet) }}
+var packetPool = sync.Pool{New: func() any { return new(netsimhook.Packet) }}
 
-func getPacket() *packet { return packetPool.Get().(*packet) }
+func getPacket() *netsimhook.Packet { return packetPool.Get().(*netsimhook.Packet) }
 
-func putPacket(p *packet) {
-	if cap(p.buf) > 4*1500 {
-		p.buf = nil // do not keep jumbo buffers around
+func putPacket(p *netsimhook.Packet) {
+	if cap(p.Buf) > 4*1500 {
+		p.Buf = nil // do not keep jumbo buffers around
 	}
-	p.buf = p.buf[:0]
+	p.Buf = p.Buf[:0]
 	packetPool.Put(p)
 }
 
@@ -153,7 +156,7 @@ func putPacket(p *packet) {
 // listening socket fails. Run may be called once.
 func (p *Proxy) Run(ctx context.Context) error {
 	if !p.started.CompareAndSwap(false, true) {
-		return ErrProxyRunning
+		return ErrRunning
 	}
 	r := &proxyRun{
 		p:       p,
@@ -178,7 +181,7 @@ type proxyRun struct {
 	done    chan struct{}
 	wg      sync.WaitGroup
 	clients map[netip.AddrPort]*mapping
-	flight  schedule
+	flight  netsimhook.Schedule
 	seq     uint64
 	upRng   *rand.Rand
 	downRng *rand.Rand
@@ -211,8 +214,8 @@ func (r *proxyRun) loop(ctx context.Context) error {
 			nextSweep = now + sweepEvery
 		}
 		wake := nextSweep
-		if pk, ok := r.flight.peek(); ok && pk.at < wake {
-			wake = pk.at
+		if pk, ok := r.flight.Peek(); ok && pk.At < wake {
+			wake = pk.At
 		}
 		timer.Reset(max(wake-now, 0))
 	}
@@ -250,7 +253,7 @@ func (r *proxyRun) read(conn *net.UDPConn, m *mapping) {
 		}
 		failures = 0
 		pk := getPacket()
-		pk.buf = append(pk.buf[:0], buf[:n]...)
+		pk.Buf = append(pk.Buf[:0], buf[:n]...)
 		ev := event{m: m, from: netip.AddrPortFrom(from.Addr().Unmap(), from.Port()), p: pk}
 		select {
 		case r.events <- ev:
@@ -273,20 +276,20 @@ func (r *proxyRun) receive(ev event, now time.Duration) {
 		m := ev.m
 		st := &p.stats.Down
 		st.Sent++
-		st.BytesSent += uint64(len(pk.buf))
+		st.BytesSent += uint64(len(pk.Buf))
 		if m.closed {
 			st.DroppedUnbound++
 			putPacket(pk)
 			return
 		}
 		m.lastSeen = now
-		r.schedule(&m.down, r.downRng, now, pk, p.cfg.Target, m.client, true, st)
+		r.schedule(m.down, r.downRng, now, pk, p.cfg.Target, m.client, true)
 		return
 	}
 	// client -> server
 	st := &p.stats.Up
 	st.Sent++
-	st.BytesSent += uint64(len(pk.buf))
+	st.BytesSent += uint64(len(pk.Buf))
 	m := r.clients[ev.from]
 	if m == nil {
 		if len(r.clients) >= p.cfg.MaxClients {
@@ -303,7 +306,7 @@ func (r *proxyRun) receive(ev event, now time.Duration) {
 			putPacket(pk)
 			return
 		}
-		m = &mapping{client: ev.from, conn: conn, up: link{cfg: p.cfg.Up}, down: link{cfg: p.cfg.Down}}
+		m = &mapping{client: ev.from, conn: conn, up: netsimhook.NewLink(p.cfg.Up, &p.stats.Up), down: netsimhook.NewLink(p.cfg.Down, &p.stats.Down)}
 		r.clients[ev.from] = m
 		p.stats.Opened++
 		p.stats.Clients = len(r.clients)
@@ -311,11 +314,11 @@ func (r *proxyRun) receive(ev event, now time.Duration) {
 		go r.read(conn, m)
 	}
 	m.lastSeen = now
-	r.schedule(&m.up, r.upRng, now, pk, ev.from, p.cfg.Target, false, st)
+	r.schedule(m.up, r.upRng, now, pk, ev.from, p.cfg.Target, false)
 }
 
-func (r *proxyRun) schedule(l *link, rng *rand.Rand, now time.Duration, pk *packet, from, to netip.AddrPort, down bool, st *Stats) {
-	k, at := l.plan(rng, now, len(pk.buf), st)
+func (r *proxyRun) schedule(plan netsimhook.Plan, rng *rand.Rand, now time.Duration, pk *netsimhook.Packet, from, to netip.AddrPort, down bool) {
+	k, at := plan(rng, now, len(pk.Buf))
 	if k == 0 {
 		putPacket(pk)
 		return
@@ -324,11 +327,11 @@ func (r *proxyRun) schedule(l *link, rng *rand.Rand, now time.Duration, pk *pack
 		c := pk
 		if i > 0 {
 			c = getPacket()
-			c.buf = append(c.buf[:0], pk.buf...)
+			c.Buf = append(c.Buf[:0], pk.Buf...)
 		}
-		c.at, c.seq, c.from, c.to, c.down = at[i], r.seq, from, to, down
+		c.At, c.Seq, c.From, c.To, c.Down = at[i], r.seq, from, to, down
 		r.seq++
-		r.flight.push(c)
+		r.flight.Push(c)
 	}
 }
 
@@ -338,35 +341,35 @@ func (r *proxyRun) flush(now time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for {
-		pk, ok := r.flight.peek()
-		if !ok || pk.at > now {
+		pk, ok := r.flight.Peek()
+		if !ok || pk.At > now {
 			return
 		}
-		r.flight.pop()
+		r.flight.Pop()
 		var err error
 		st := &p.stats.Up
-		if pk.down {
+		if pk.Down {
 			st = &p.stats.Down
-			if r.clients[pk.to] == nil {
+			if r.clients[pk.To] == nil {
 				st.DroppedUnbound++
 				putPacket(pk)
 				continue
 			}
-			_, err = p.conn.WriteToUDPAddrPort(pk.buf, pk.to)
+			_, err = p.conn.WriteToUDPAddrPort(pk.Buf, pk.To)
 		} else {
-			m := r.clients[pk.from]
+			m := r.clients[pk.From]
 			if m == nil {
 				st.DroppedUnbound++
 				putPacket(pk)
 				continue
 			}
-			_, err = m.conn.Write(pk.buf)
+			_, err = m.conn.Write(pk.Buf)
 		}
 		if err != nil {
 			p.stats.WriteErrors++
 		} else {
 			st.Delivered++
-			st.BytesDelivered += uint64(len(pk.buf))
+			st.BytesDelivered += uint64(len(pk.Buf))
 		}
 		putPacket(pk)
 	}
@@ -402,6 +405,6 @@ func (r *proxyRun) shutdown() {
 	r.p.stats.Clients = 0
 	r.p.mu.Unlock()
 	for len(r.flight) > 0 {
-		putPacket(r.flight.pop())
+		putPacket(r.flight.Pop())
 	}
 }

@@ -1,4 +1,4 @@
-package netsim
+package udpproxy
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/snapwire/snapwire/internal/acceptance"
 	"github.com/snapwire/snapwire/internal/testwait"
+	"github.com/snapwire/snapwire/netsim"
 )
 
 // These tests use real UDP sockets on 127.0.0.1; every loop is bounded in
@@ -45,9 +46,9 @@ func startEcho(t *testing.T) netip.AddrPort {
 
 // startProxy runs a proxy in front of target until the returned stop
 // function is called (or the test ends); stop returns Run's error.
-func startProxy(t *testing.T, cfg ProxyConfig) (*Proxy, func() error) {
+func startProxy(t *testing.T, cfg Config) (*Proxy, func() error) {
 	t.Helper()
-	p, err := NewProxy(cfg)
+	p, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,8 +94,8 @@ func readUntil(c *net.UDPConn, buf []byte, d time.Duration) (int, bool) {
 func TestProxyDeliversWithLatency(t *testing.T) {
 	echo := startEcho(t)
 	up, down := 30*time.Millisecond, 20*time.Millisecond
-	p, stop := startProxy(t, ProxyConfig{Listen: loopback0, Target: echo,
-		Up: LinkConfig{Latency: up}, Down: LinkConfig{Latency: down, Jitter: 5 * time.Millisecond}})
+	p, stop := startProxy(t, Config{Listen: loopback0, Target: echo,
+		Up: netsim.LinkConfig{Latency: up}, Down: netsim.LinkConfig{Latency: down, Jitter: 5 * time.Millisecond}})
 	if !p.Addr().Addr().IsLoopback() || p.Addr().Port() == 0 {
 		t.Fatalf("proxy address %v", p.Addr())
 	}
@@ -135,8 +136,8 @@ func TestProxyLoss(t *testing.T) {
 		total = 2000
 		loss  = 0.2
 	)
-	p, _ := startProxy(t, ProxyConfig{Listen: loopback0, Target: echo, Seed: 1,
-		Up: LinkConfig{Loss: loss}})
+	p, _ := startProxy(t, Config{Listen: loopback0, Target: echo, Seed: 1,
+		Up: netsim.LinkConfig{Loss: loss}})
 	c := dialClient(t, p.Addr())
 	got := make([]bool, total)
 	received := 0
@@ -179,8 +180,8 @@ func TestProxyLoss(t *testing.T) {
 
 func TestProxyDuplicates(t *testing.T) {
 	echo := startEcho(t)
-	p, _ := startProxy(t, ProxyConfig{Listen: loopback0, Target: echo,
-		Down: LinkConfig{Duplicate: 1}})
+	p, _ := startProxy(t, Config{Listen: loopback0, Target: echo,
+		Down: netsim.LinkConfig{Duplicate: 1}})
 	c := dialClient(t, p.Addr())
 	c.Write([]byte("twice"))
 	buf := make([]byte, 64)
@@ -198,7 +199,7 @@ func TestProxyDuplicates(t *testing.T) {
 func TestProxyMappingLimitAndExpiry(t *testing.T) {
 	acceptance.Require(t, "proxy-udp")
 	echo := startEcho(t)
-	p, _ := startProxy(t, ProxyConfig{Listen: loopback0, Target: echo,
+	p, _ := startProxy(t, Config{Listen: loopback0, Target: echo,
 		IdleTimeout: 400 * time.Millisecond, MaxClients: 2})
 	buf := make([]byte, 64)
 	c1, c2, c3 := dialClient(t, p.Addr()), dialClient(t, p.Addr()), dialClient(t, p.Addr())
@@ -261,14 +262,14 @@ func newGoroutines(base map[string]string) []string {
 // count, and a single leaked goroutine of this test fails it.
 //
 // Guards against (tried): shutdown not closing one client mapping's socket
-// and not waiting for the readers (netsim/proxy.go, shutdown) leaks one
+// and not waiting for the readers (proxy.go, shutdown) leaks one
 // reader goroutine and makes this test fail.
 func TestProxyShutdownNoLeak(t *testing.T) {
 	echo := startEcho(t)
 	clients := make([]*net.UDPConn, 5)
 	base := goroutines()
-	p, stop := startProxy(t, ProxyConfig{Listen: loopback0, Target: echo,
-		Up: LinkConfig{Latency: 5 * time.Millisecond}, Down: LinkConfig{Latency: 5 * time.Millisecond}})
+	p, stop := startProxy(t, Config{Listen: loopback0, Target: echo,
+		Up: netsim.LinkConfig{Latency: 5 * time.Millisecond}, Down: netsim.LinkConfig{Latency: 5 * time.Millisecond}})
 	buf := make([]byte, 64)
 	for i := range clients {
 		clients[i] = dialClient(t, p.Addr())
@@ -285,7 +286,7 @@ func TestProxyShutdownNoLeak(t *testing.T) {
 	running := newGoroutines(base)
 	readers := 0
 	for _, g := range running {
-		if strings.Contains(g, "netsim.(*proxyRun).read(") {
+		if strings.Contains(g, "udpproxy.(*proxyRun).read(") {
 			readers++
 		}
 	}
@@ -307,7 +308,7 @@ func TestProxyShutdownNoLeak(t *testing.T) {
 		t.Fatalf("proxy port still bound after Run returned: %v", err)
 	}
 	conn.Close()
-	if err := p.Run(context.Background()); !errors.Is(err, ErrProxyRunning) {
+	if err := p.Run(context.Background()); !errors.Is(err, ErrRunning) {
 		t.Errorf("second Run: %v", err)
 	}
 }
@@ -322,7 +323,7 @@ func TestProxyServerStartsLate(t *testing.T) {
 	}
 	target := probe.LocalAddr().(*net.UDPAddr).AddrPort()
 	probe.Close() // nobody listens on target now
-	p, _ := startProxy(t, ProxyConfig{Listen: loopback0, Target: target})
+	p, _ := startProxy(t, Config{Listen: loopback0, Target: target})
 	c := dialClient(t, p.Addr())
 	for range 150 { // paced, so the upstream reader sees the ICMP errors
 		c.Write([]byte("anyone?"))
@@ -357,25 +358,25 @@ func TestProxyServerStartsLate(t *testing.T) {
 
 func TestNewProxyErrors(t *testing.T) {
 	target := netip.MustParseAddrPort("127.0.0.1:9")
-	for _, cfg := range []ProxyConfig{
+	for _, cfg := range []Config{
 		{Target: target},
 		{Listen: loopback0},
-		{Listen: loopback0, Target: target, Up: LinkConfig{Loss: 2}},
-		{Listen: loopback0, Target: target, Down: LinkConfig{Latency: -time.Second}},
+		{Listen: loopback0, Target: target, Up: netsim.LinkConfig{Loss: 2}},
+		{Listen: loopback0, Target: target, Down: netsim.LinkConfig{Latency: -time.Second}},
 	} {
-		if p, err := NewProxy(cfg); err == nil {
+		if p, err := New(cfg); err == nil {
 			p.Close()
-			t.Errorf("NewProxy(%+v) accepted", cfg)
+			t.Errorf("New(%+v) accepted", cfg)
 		}
 	}
-	p, err := NewProxy(ProxyConfig{Listen: loopback0, Target: target})
+	p, err := New(Config{Listen: loopback0, Target: target})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Run(context.Background()); !errors.Is(err, ErrProxyRunning) {
+	if err := p.Run(context.Background()); !errors.Is(err, ErrRunning) {
 		t.Errorf("Run after Close: %v", err)
 	}
 }
