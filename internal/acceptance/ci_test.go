@@ -132,8 +132,8 @@ func TestCIRunsEveryAcceptanceTest(t *testing.T) {
 	t.Logf("%d gated tests in %d acceptance runs", gated, len(runs))
 }
 
-// TestCIPackagesExist: every package directory .ci/run names ("./path" in
-// its commands: the race run's list, the acceptance runs) exists, so a
+// TestCIPackagesExist: every directory .ci/run names with a leading "./"
+// in its commands (the race run's list, the acceptance runs) exists, so a
 // package that moves cannot silently leave a run testing nothing.
 func TestCIPackagesExist(t *testing.T) {
 	root := filepath.Join("..", "..")
