@@ -321,7 +321,7 @@ func (r *Reader) ReadDir(bitsPerAxis int) [3]float32 {
 }
 
 // Align skips to the next byte boundary; skipping past the end is ErrUnderflow.
-func (r *Reader) Align() {
+func (r *Reader) align() {
 	if n := (8 - r.pos&7) & 7; n > 0 {
 		r.get(n)
 	}

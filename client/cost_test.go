@@ -9,12 +9,17 @@ import (
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/bitlayout"
 	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/netsim"
 	"github.com/snapwire/snapwire/server"
 )
+
+// bitops starts an entity's delta and takes its new state, as the snapshot decoder does
+// (bitmsg hands that plumbing to internal/bitlayout).
+var bitops = bitlayout.Get[bitmsg.Writer, bitmsg.DeltaWriter, bitmsg.DeltaReader, bitmsg.Reader]()
 
 // botStill never moves: its command is always the zero command.
 const botStill botMode = 100
@@ -89,13 +94,13 @@ func parseRecords(reg *game.Registry, data []byte, base *snapshot.CommonBase) (s
 			return pvs, nil, err
 		}
 		st := make([]byte, game.MaxStateBytes)
-		dr.Reset(bstate, bbits, r, st)
+		bitops.ResetReader(dr, bstate, bbits, r, st)
 		e.ReadSnapshot(dr)
 		if dr.Err() != nil {
 			return pvs, nil, dr.Err()
 		}
 		rec.body = r.Pos() - start - rec.header
-		rec.state, rec.bits = dr.State()
+		rec.state, rec.bits = bitops.ReaderState(dr)
 		recs = append(recs, rec)
 	}
 	return pvs, recs, r.Err()

@@ -10,7 +10,12 @@ import (
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/bitlayout"
 )
+
+// bitops replays an event's payload bits into a message (bitmsg hands that plumbing to
+// internal/bitlayout).
+var bitops = bitlayout.Get[bitmsg.Writer, bitmsg.DeltaWriter, bitmsg.DeltaReader, bitmsg.Reader]()
 
 // eventLenBits is the width of the payload length field.
 var eventLenBits = bitmsg.BitsFor(game.MaxEventBits)
@@ -45,7 +50,7 @@ func Write(w *bitmsg.Writer, e *game.Event) error {
 	w.WriteBits(uint32(e.Frame), 32)
 	w.WriteBits(uint32(e.Bits), eventLenBits)
 	if e.Bits > 0 {
-		w.WriteBitsFrom(e.Data, e.Bits)
+		bitops.WriteBitsFrom(w, e.Data, e.Bits)
 	}
 	return nil
 }
