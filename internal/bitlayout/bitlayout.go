@@ -8,9 +8,13 @@
 // base writes (bitmsg's layout_test.go compares them).
 //
 // A game never sees this: the recording, the replay and the other plumbing
-// of snapshot encoding (whether a delta changed anything, keeping and
-// replaying written bits) are unexported in package bitmsg, which hands them
-// to internal/snapshot through this package (Install, Funcs).
+// of snapshot encoding (starting an entity's delta and taking its new
+// state, whether a delta changed anything, keeping, replaying and rolling
+// back written bits) are unexported in package bitmsg, which hands them
+// through this package (Install, Funcs) to internal/snapshot, and to the
+// other codecs that drive a DeltaWriter or a Writer the same way
+// (internal/events, the server's event message, internal/lockstep's state
+// hash, internal/matchsim, internal/bench).
 package bitlayout
 
 // Kind is the shape of one recorded field.
@@ -82,8 +86,8 @@ func (l *Layout) Bits() int {
 
 // Funcs are the unexported operations of package bitmsg that snapshot
 // encoding needs, with W, DW, DR and R bitmsg's Writer, DeltaWriter,
-// DeltaReader and Reader (this package cannot import bitmsg, which imports
-// it).
+// DeltaReader and Reader (bitmsg imports this package, which therefore
+// cannot import it).
 type Funcs[W, DW, DR, R any] struct {
 	// WriteDelta writes the delta of a full state against a base: state
 	// holds the state's nbits bits as a DeltaWriter recording into l
