@@ -692,17 +692,6 @@ func (s *Server) drop(c *client, why session.Reason, notify bool) {
 // NumClients is the number of connected clients.
 func (s *Server) NumClients() int { return len(s.byID) }
 
-// Clients returns the statistics of every connected client, by slot.
-func (s *Server) Clients() []ClientStats {
-	var out []ClientStats
-	for _, c := range s.slots {
-		if c != nil {
-			out = append(out, c.publicStats())
-		}
-	}
-	return out
-}
-
 // Client returns client n's statistics.
 func (s *Server) Client(n game.ClientNum) (ClientStats, bool) {
 	if int(n) >= len(s.slots) || s.slots[n] == nil {

@@ -413,6 +413,7 @@ type queryStatus struct {
 	maxClients        int
 	world             *refgame.World
 	players           []query.Player
+	clients           []server.ClientStats // refresh's reused slice
 	responder         *query.Responder
 	pkt, out          []byte
 }
@@ -429,7 +430,8 @@ func newQueryStatus(o serveOptions, settings string, world *refgame.World) *quer
 // refresh copies the connected players' names, frags and round trips.
 func (q *queryStatus) refresh(s *server.Server) {
 	q.players = q.players[:0]
-	for _, c := range s.Clients() {
+	q.clients = s.AppendClients(q.clients[:0])
+	for _, c := range q.clients {
 		score := 0
 		if int(c.Num) < len(q.world.Score.Frags) {
 			score = int(q.world.Score.Frags[c.Num])
