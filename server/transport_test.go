@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/internal/testwait"
 	"github.com/snapwire/snapwire/internal/transport"
@@ -32,7 +33,8 @@ func (f *fakeTransport) Send(to netip.AddrPort, p []byte) {
 	}
 }
 
-// An attached transport's packets reach the core through inject and its
+// An attached transport (through serverhook.Host, as cmd/internal/rtc
+// attaches) has its packets reach the core through inject and its
 // answers go back to the transport, not the socket; inject refuses
 // addresses outside the transport's range, the UDP socket drops
 // datagrams claiming one (the filter), and attach works once, before Run.
@@ -45,10 +47,10 @@ func TestRunnerTransport(t *testing.T) {
 		t.Fatal(err)
 	}
 	ft := &fakeTransport{got: make(chan struct{}, 1)}
-	if err := transport.Attach(runnerHost{r}, ft); err != nil {
+	if err := transport.Attach(serverhook.Host(r), ft); err != nil {
 		t.Fatal(err)
 	}
-	if err := transport.Attach(runnerHost{r}, ft); err == nil {
+	if err := transport.Attach(serverhook.Host(r), ft); err == nil {
 		t.Error("a second Attach succeeded")
 	}
 	peer := netip.MustParseAddrPort("[100::5]:1")
@@ -70,7 +72,7 @@ func TestRunnerTransport(t *testing.T) {
 	if !testwait.Until(testwait.Hang, r.started.Load) {
 		t.Fatal("Run did not start")
 	}
-	if err := transport.Attach(runnerHost{r}, ft); err == nil {
+	if err := transport.Attach(serverhook.Host(r), ft); err == nil {
 		t.Error("Attach after Run succeeded")
 	}
 	if !r.inject(peer, oob(goodConnect(7).Append(nil))) {
