@@ -31,9 +31,6 @@ func (r *Reader) Reset(buf []byte, nbits int) {
 	*r = Reader{buf: buf, nbits: nbits}
 }
 
-// Pos returns the number of bits read.
-func (r *Reader) Pos() int { return r.pos }
-
 // BitsLeft returns the number of bits not yet read.
 func (r *Reader) BitsLeft() int { return r.nbits - r.pos }
 

@@ -148,8 +148,8 @@ func TestRandomRoundTrip(t *testing.T) {
 				t.Fatalf("field %d: %x want %x", i, got, x.v)
 			}
 			pos += x.n
-			if r.Pos() != pos {
-				t.Fatalf("Pos %d want %d", r.Pos(), pos)
+			if r.pos != pos {
+				t.Fatalf("pos %d want %d", r.pos, pos)
 			}
 		}
 		if r.Err() != nil || r.BitsLeft() != 0 {

@@ -186,8 +186,8 @@ func TestWireExactBytes(t *testing.T) {
 			if r.Err() != nil {
 				t.Fatalf("read: %v", r.Err())
 			}
-			if r.BitsLeft() != 0 || r.Pos() != c.nbits {
-				t.Errorf("after read Pos=%d BitsLeft=%d", r.Pos(), r.BitsLeft())
+			if r.BitsLeft() != 0 || r.pos != c.nbits {
+				t.Errorf("after read pos=%d BitsLeft=%d", r.pos, r.BitsLeft())
 			}
 			for i := range got {
 				if got[i] != c.want[i] {

@@ -62,7 +62,7 @@ func parseRecords(reg *game.Registry, data []byte, base *snapshot.CommonBase) (s
 	for {
 		// Next code: "0" = skip 0; "1" and ExpGolomb(v): v = 0 ends the list,
 		// else skip v. ExpGolomb: n zeros, a one, n bits: v = 1<<n + bits - 1.
-		start := r.Pos()
+		start := r.BitsLeft()
 		skip := 0
 		if r.ReadBool() {
 			n := 0
@@ -88,7 +88,7 @@ func parseRecords(reg *game.Registry, data []byte, base *snapshot.CommonBase) (s
 			typ = game.TypeID(r.ReadBits(snapshot.TypeBits(reg)))
 			bstate, bbits = nil, 0
 		}
-		rec.header = r.Pos() - start
+		rec.header = start - r.BitsLeft()
 		e, err := reg.New(typ)
 		if err != nil {
 			return pvs, nil, err
@@ -99,7 +99,7 @@ func parseRecords(reg *game.Registry, data []byte, base *snapshot.CommonBase) (s
 		if dr.Err() != nil {
 			return pvs, nil, dr.Err()
 		}
-		rec.body = r.Pos() - start - rec.header
+		rec.body = start - r.BitsLeft() - rec.header
 		rec.state, rec.bits = bitops.ReaderState(dr)
 		recs = append(recs, rec)
 	}

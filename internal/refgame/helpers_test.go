@@ -137,8 +137,8 @@ func roundTrip(t testing.TB, dst, src game.Snapshotter) {
 	if err := dr.Err(); err != nil {
 		t.Fatalf("read: %v", err)
 	}
-	if in.Pos() != wrote {
-		t.Fatalf("read %d bits of %d", in.Pos(), wrote)
+	if left := in.BitsLeft(); left != 0 {
+		t.Fatalf("read %d bits of %d", wrote-left, wrote)
 	}
 }
 
