@@ -106,7 +106,7 @@ func TestAllocs(t *testing.T) {
 	out := NewWriter(make([]byte, 256))
 	state := make([]byte, 256)
 	dw, dr := new(DeltaWriter), new(DeltaReader)
-	dw.Reset(base, baseBits, out, state)
+	dw.reset(base, baseBits, out, state)
 	writeEntity(dw, &e2)
 	delta, deltaBits := append([]byte(nil), out.Bytes()...), out.Len()
 	in := NewReader(delta, deltaBits)
@@ -116,11 +116,11 @@ func TestAllocs(t *testing.T) {
 		run  func()
 	}{
 		{"Writer", func() { w.Reset(buf); writeEntity(w, &e); w.Bytes() }},
-		{"Writer.WriteBitsFrom+Truncate", func() { w.Reset(buf); w.WriteBits(1, 3); w.WriteBitsFrom(msg, msgBits); w.Truncate(7) }},
+		{"Writer.WriteBitsFrom+Truncate", func() { w.Reset(buf); w.WriteBits(1, 3); w.writeBitsFrom(msg, msgBits); w.truncate(7) }},
 		{"Reader", func() { r.Reset(msg, msgBits); readEntity(r, &got) }},
-		{"DeltaWriter", func() { out.Reset(buf); dw.Reset(base, baseBits, out, state); writeEntity(dw, &e2); dw.State() }},
-		{"DeltaReader", func() { in.Reset(delta, deltaBits); dr.Reset(base, baseBits, in, state); readEntity(dr, &got) }},
-		{"DeltaReader omitted", func() { dr.Reset(base, baseBits, nil, state); readEntity(dr, &got) }},
+		{"DeltaWriter", func() { out.Reset(buf); dw.reset(base, baseBits, out, state); writeEntity(dw, &e2); dw.state() }},
+		{"DeltaReader", func() { in.Reset(delta, deltaBits); dr.reset(base, baseBits, in, state); readEntity(dr, &got) }},
+		{"DeltaReader omitted", func() { dr.reset(base, baseBits, nil, state); readEntity(dr, &got) }},
 	}
 	for _, c := range cases {
 		if n := testing.AllocsPerRun(100, c.run); n != 0 {
@@ -214,7 +214,7 @@ func benchDelta(b *testing.B, change func(e *entity)) {
 	b.ReportAllocs()
 	for b.Loop() {
 		out.Reset(outBuf)
-		d.Reset(base, baseBits, out, state)
+		d.reset(base, baseBits, out, state)
 		writeEntity(d, &e)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*entityFields), "ns/field")
@@ -235,7 +235,7 @@ func BenchmarkDeltaRead(b *testing.B) {
 	e.health, e.origin[0], e.vel[1], e.yaw = 3, 1030, 7, 12
 	out := NewWriter(make([]byte, 256))
 	dw := new(DeltaWriter)
-	dw.Reset(base, baseBits, out, make([]byte, 256))
+	dw.reset(base, baseBits, out, make([]byte, 256))
 	writeEntity(dw, &e)
 	in := NewReader(out.Bytes(), out.Len())
 	state := make([]byte, 256)
@@ -245,7 +245,7 @@ func BenchmarkDeltaRead(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		in.Reset(out.Bytes(), out.Len())
-		d.Reset(base, baseBits, in, state)
+		d.reset(base, baseBits, in, state)
 		readEntity(d, &got)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*entityFields), "ns/field")
@@ -263,6 +263,6 @@ func BenchmarkWriteBitsFrom(b *testing.B) {
 	for b.Loop() {
 		w.Reset(buf)
 		w.WriteBits(1, 3) // unaligned
-		w.WriteBitsFrom(src, len(src)*8)
+		w.writeBitsFrom(src, len(src)*8)
 	}
 }

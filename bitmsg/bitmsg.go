@@ -11,7 +11,7 @@ import (
 // code": Go's compress/flate huffman_bit_writer "errors are sticky", ioq3 msg.c overflowed).
 var (
 	// ErrOverflow: a write past the end of the buffer. The write that overflowed is dropped
-	// whole, so Len() is still the length of a consistent message (see Writer.Truncate).
+	// whole, so Len() is still the length of a consistent message (the snapshot encoder rolls an entity that did not fit back to a mark before it).
 	ErrOverflow = errors.New("bitmsg: write past the end of the buffer")
 	// ErrUnderflow: a read past the end of the data (or, in a DeltaReader, a field taken from
 	// a base that is exhausted).

@@ -26,7 +26,9 @@ import (
 // DeltaWriter writes one entity's fields delta-compressed against its state in the common base
 // (DOOM III §5 idBitMsgDelta), and writes the full new state (every field's encoding, no flag
 // bits) to a caller-supplied state buffer. It has the Write methods of Writer, with the same
-// signatures and encodings. It allocates nothing; reuse it with Reset.
+// signatures and encodings. It allocates nothing. The snapshot encoder (internal/snapshot,
+// through internal/bitlayout) starts each entity on it and takes the new state; a game only
+// writes its fields.
 type DeltaWriter struct {
 	base     Reader
 	baseBits int
@@ -40,10 +42,10 @@ type DeltaWriter struct {
 	rec bool
 }
 
-// Reset starts an entity: base holds its state in the common base (baseBits bits, clamped to
+// reset starts an entity: base holds its state in the common base (baseBits bits, clamped to
 // len(base)*8; empty for an entity new to the client), out receives the delta message (nil to
 // only build the new state), state receives the new state.
-func (d *DeltaWriter) Reset(base []byte, baseBits int, out *Writer, state []byte) {
+func (d *DeltaWriter) reset(base []byte, baseBits int, out *Writer, state []byte) {
 	d.base.Reset(base, baseBits)
 	d.baseBits = d.base.nbits
 	d.out = out
@@ -59,9 +61,9 @@ func (d *DeltaWriter) Reset(base []byte, baseBits int, out *Writer, state []byte
 // (internal/bitlayout's WriterChanged).
 func (d *DeltaWriter) stateChanged() bool { return d.changed || d.st.Len() != d.baseBits }
 
-// State returns the new state written so far and its length in bits; the bytes alias the
-// state buffer given to Reset.
-func (d *DeltaWriter) State() ([]byte, int) { return d.st.Bytes(), d.st.Len() }
+// state returns the new state written so far and its length in bits; the bytes alias the
+// state buffer given to reset.
+func (d *DeltaWriter) state() ([]byte, int) { return d.st.Bytes(), d.st.Len() }
 
 // Err returns the first error: a range or width error of a field, an overflow of the state
 // buffer, or out's error.
@@ -290,9 +292,9 @@ func (d *DeltaWriter) WriteAngle8(deg float32) { d.field(encAngle(deg, 8), 8) }
 func (d *DeltaWriter) WriteDir(v [3]float32, bitsPerAxis int) { d.emit(encDir(v, bitsPerAxis)) }
 
 // DeltaReader reads what a DeltaWriter wrote, against the same base, and rebuilds the new
-// state bit for bit (the state the writer's State returned). It has the Read methods of Reader,
+// state bit for bit (the state the writer built). It has the Read methods of Reader,
 // with the same signatures, range checks and sticky error. It allocates nothing (except in
-// ReadString); reuse it with Reset.
+// ReadString). The snapshot decoder starts each entity on it; a game only reads its fields.
 type DeltaReader struct {
 	base     Reader
 	baseBits int
@@ -302,11 +304,11 @@ type DeltaReader struct {
 	err      error
 }
 
-// Reset starts an entity: base holds its state in the common base (baseBits bits, clamped),
+// reset starts an entity: base holds its state in the common base (baseBits bits, clamped),
 // in is the snapshot being read, positioned at this entity's fields, state receives the new
 // state. in == nil means the entity was omitted because it did not change: every field takes
 // its base value.
-func (d *DeltaReader) Reset(base []byte, baseBits int, in *Reader, state []byte) {
+func (d *DeltaReader) reset(base []byte, baseBits int, in *Reader, state []byte) {
 	d.base.Reset(base, baseBits)
 	d.baseBits = d.base.nbits
 	d.in = in
@@ -319,9 +321,9 @@ func (d *DeltaReader) Reset(base []byte, baseBits int, in *Reader, state []byte)
 // from the base's (internal/bitlayout's ReaderChanged).
 func (d *DeltaReader) stateChanged() bool { return d.changed || d.st.Len() != d.baseBits }
 
-// State returns the new state read so far and its length in bits; the bytes alias the state
-// buffer given to Reset.
-func (d *DeltaReader) State() ([]byte, int) { return d.st.Bytes(), d.st.Len() }
+// state returns the new state read so far and its length in bits; the bytes alias the state
+// buffer given to reset.
+func (d *DeltaReader) state() ([]byte, int) { return d.st.Bytes(), d.st.Len() }
 
 // Err returns the first error: a field's range or width error, a field taken from an exhausted
 // base (ErrUnderflow), an overflow of the state buffer, or in's error.

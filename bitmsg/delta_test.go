@@ -11,21 +11,21 @@ func deltaEncode(t *testing.T, ops []op, vals []val, base []byte, baseBits int) 
 	t.Helper()
 	out := NewWriter(make([]byte, 8192))
 	d := new(DeltaWriter)
-	d.Reset(base, baseBits, out, make([]byte, 8192))
+	d.reset(base, baseBits, out, make([]byte, 8192))
 	writeAll(d, ops, vals)
 	if d.Err() != nil {
 		t.Fatalf("delta write: %v", d.Err())
 	}
-	state, stateBits = d.State()
+	state, stateBits = d.state()
 	return out.Bytes(), out.Len(), state, stateBits, d.stateChanged()
 }
 
 // deltaDecode reads with schema ops against base; in == nil reads an omitted entity.
 func deltaDecode(ops []op, base []byte, baseBits int, in *Reader) ([]val, []byte, int, bool, error) {
 	d := new(DeltaReader)
-	d.Reset(base, baseBits, in, make([]byte, 8192))
+	d.reset(base, baseBits, in, make([]byte, 8192))
 	vals := readAll(d, ops)
-	state, n := d.State()
+	state, n := d.state()
 	return vals, state, n, d.stateChanged(), d.Err()
 }
 
@@ -45,10 +45,10 @@ func TestDeltaExactBytes(t *testing.T) {
 	base.WriteUint16(0xBEEF)
 	out := NewWriter(make([]byte, 8))
 	d := new(DeltaWriter)
-	d.Reset(base.Bytes(), base.Len(), out, make([]byte, 8))
+	d.reset(base.Bytes(), base.Len(), out, make([]byte, 8))
 	d.WriteBits(5, 3)     // unchanged: 0
 	d.WriteUint16(0x1234) // changed: 1 + 16 bits
-	st, stBits := d.State()
+	st, stBits := d.state()
 	if got := hex.EncodeToString(out.Bytes()); got != "d24800" || out.Len() != 18 {
 		t.Errorf("message %s (%d bits), want d24800 (18 bits)", got, out.Len())
 	}
@@ -59,11 +59,11 @@ func TestDeltaExactBytes(t *testing.T) {
 		t.Errorf("Changed %v err %v", d.stateChanged(), d.Err())
 	}
 	r := new(DeltaReader)
-	r.Reset(base.Bytes(), base.Len(), NewReader(out.Bytes(), out.Len()), make([]byte, 8))
+	r.reset(base.Bytes(), base.Len(), NewReader(out.Bytes(), out.Len()), make([]byte, 8))
 	if a, b := r.ReadBits(3), r.ReadUint16(); a != 5 || b != 0x1234 || r.Err() != nil {
 		t.Errorf("read %d %x err %v", a, b, r.Err())
 	}
-	if rst, n := r.State(); !bytes.Equal(rst, st) || n != stBits {
+	if rst, n := r.state(); !bytes.Equal(rst, st) || n != stBits {
 		t.Errorf("reader state %x/%d", rst, n)
 	}
 }
@@ -226,13 +226,13 @@ func TestDeltaReaderErrors(t *testing.T) {
 	}
 	// State buffer too small.
 	d := new(DeltaReader)
-	d.Reset(state, stateBits, nil, make([]byte, 4))
+	d.reset(state, stateBits, nil, make([]byte, 4))
 	readAll(d, sampleOps)
 	if d.Err() != ErrOverflow {
 		t.Errorf("small state buffer: %v", d.Err())
 	}
 	dw := new(DeltaWriter)
-	dw.Reset(nil, 0, nil, make([]byte, 4))
+	dw.reset(nil, 0, nil, make([]byte, 4))
 	writeAll(dw, sampleOps, sampleVals)
 	if dw.Err() != ErrOverflow {
 		t.Errorf("writer small state buffer: %v", dw.Err())
@@ -241,20 +241,20 @@ func TestDeltaReaderErrors(t *testing.T) {
 	msg := NewWriter(make([]byte, 8))
 	msg.WriteBool(true)
 	msg.WriteBits(21, 5)
-	d.Reset(nil, 0, NewReader(msg.Bytes(), msg.Len()), make([]byte, 8))
+	d.reset(nil, 0, NewReader(msg.Bytes(), msg.Len()), make([]byte, 8))
 	if d.ReadRangedInt(-10, 10) != 0 || d.Err() != ErrRange {
 		t.Errorf("ranged from input: %v", d.Err())
 	}
-	d.Reset([]byte{21}, 5, nil, make([]byte, 8))
+	d.reset([]byte{21}, 5, nil, make([]byte, 8))
 	if d.ReadRangedInt(-10, 10) != 0 || d.Err() != ErrRange {
 		t.Errorf("ranged from base: %v", d.Err())
 	}
-	d.Reset(nil, 0, nil, make([]byte, 8))
+	d.reset(nil, 0, nil, make([]byte, 8))
 	if d.ReadBits(0); d.Err() != ErrWidth {
 		t.Errorf("width: %v", d.Err())
 	}
 	// Writer range errors.
-	dw.Reset(nil, 0, NewWriter(make([]byte, 8)), make([]byte, 8))
+	dw.reset(nil, 0, NewWriter(make([]byte, 8)), make([]byte, 8))
 	dw.WriteString("abc", 2)
 	if dw.Err() != ErrRange {
 		t.Errorf("writer string: %v", dw.Err())
@@ -265,9 +265,9 @@ func TestDeltaReaderErrors(t *testing.T) {
 func TestDeltaWriterNilOut(t *testing.T) {
 	state, stateBits := plainState(t, sampleOps, sampleVals)
 	d := new(DeltaWriter)
-	d.Reset(state, stateBits, nil, make([]byte, 8192))
+	d.reset(state, stateBits, nil, make([]byte, 8192))
 	writeAll(d, sampleOps, sampleVals)
-	st, n := d.State()
+	st, n := d.state()
 	if d.Err() != nil || d.stateChanged() || !bytes.Equal(st, state) || n != stateBits {
 		t.Errorf("nil out: err %v changed %v", d.Err(), d.stateChanged())
 	}

@@ -47,7 +47,8 @@
 // DeltaWriter is idBitMsgDelta: seeded with an entity's state in the common base, each Write
 // call is one field, written as a 0 bit when its encoding equals the base's at the same place,
 // else a 1 bit and the encoding; the full new state goes to a second buffer, to be applied to
-// the common base once the snapshot is acknowledged. The zero DeltaWriter and DeltaReader are
-// ready for Reset. DeltaReader reverses it against the same base, and with a nil input rebuilds an
-// omitted entity from its base.
+// the common base once the snapshot is acknowledged. The snapshot encoder and decoder
+// (internal/snapshot) start each entity on a DeltaWriter or DeltaReader and take its new state;
+// a game's WriteSnapshot and ReadSnapshot only write and read fields. DeltaReader reverses it
+// against the same base, and with a nil input rebuilds an omitted entity from its base.
 package bitmsg

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/snapwire/snapwire/bitmsg"
+	"github.com/snapwire/snapwire/internal/bitlayout"
 )
 
 // player is game code: it writes and reads its own state (DOOM III §5 WriteToSnapshot /
@@ -41,6 +42,12 @@ func (p *player) ReadSnapshot(r *bitmsg.DeltaReader) {
 	p.Firing = r.ReadBool()
 }
 
+// snap is what the snapshot encoder and decoder (internal/snapshot) use to start an entity and
+// take its new state: not a game's business, so reached through internal/bitlayout.
+var snap = bitlayout.Get[bitmsg.Writer, bitmsg.DeltaWriter, bitmsg.DeltaReader, bitmsg.Reader]()
+
+// Example plays the snapshot encoder's and decoder's part around a game's WriteSnapshot and
+// ReadSnapshot.
 func Example() {
 	var (
 		serverBase, clientBase []byte // the entity's state in the common base, both sides
@@ -54,14 +61,14 @@ func Example() {
 	snapshot := func(name string) {
 		// Server: delta against its copy of the client's base.
 		out := bitmsg.NewWriter(packet)
-		dw.Reset(serverBase, len(serverBase)*8, out, stateBuf)
+		snap.ResetWriter(dw, serverBase, len(serverBase)*8, out, stateBuf)
 		server.WriteSnapshot(dw)
 		if dw.Err() != nil {
 			panic(dw.Err())
 		}
 		// The entity changed when its new state differs from the base (the snapshot encoder
 		// asks the DeltaWriter the same question).
-		st, nst := dw.State()
+		st, nst := snap.WriterState(dw)
 		changed := nst != len(serverBase)*8 || !bytes.Equal(st[:(nst+7)/8], serverBase)
 		// Client: an unchanged entity is omitted from the snapshot (in == nil).
 		var in *bitmsg.Reader
@@ -71,7 +78,7 @@ func Example() {
 			sent = out.Len()
 		}
 		var client player
-		dr.Reset(clientBase, len(clientBase)*8, in, clientState)
+		snap.ResetReader(dr, clientBase, len(clientBase)*8, in, clientState)
 		client.ReadSnapshot(dr)
 		if dr.Err() != nil {
 			panic(dr.Err())
@@ -80,8 +87,8 @@ func Example() {
 			name, changed, sent, client.Health, client.Origin, client.Velocity, client.Yaw)
 		// Once the snapshot is acknowledged both sides apply the new state to the common base
 		// (DOOM III §4.2); the two states are identical bit for bit.
-		s, n := dw.State()
-		c, _ := dr.State()
+		s, n := snap.WriterState(dw)
+		c, _ := snap.ReaderState(dr)
 		serverBase = append(serverBase[:0], s[:(n+7)/8]...)
 		clientBase = append(clientBase[:0], c[:(n+7)/8]...)
 		if !bytes.Equal(serverBase, clientBase) {

@@ -49,7 +49,7 @@ func FuzzReader(f *testing.F) {
 			}
 			return
 		}
-		pos := r.Pos()
+		pos := r.pos
 		w := NewWriter(make([]byte, len(data)+8))
 		writeAll(w, ops, v1)
 		if w.Err() != nil {

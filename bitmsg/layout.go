@@ -14,7 +14,7 @@ import (
 // DeltaWriter stays the reference (layout_test.go compares them on random schemas and bases).
 
 // recordLayout makes d record the layout of the state it writes into l (emptied first), until
-// the next Reset. Call it after Reset and before the first field. (internal/bitlayout's
+// the next reset. Call it after reset and before the first field. (internal/bitlayout's
 // RecordLayout.)
 func (d *DeltaWriter) recordLayout(l *bitlayout.Layout) {
 	l.Reset()
@@ -23,7 +23,7 @@ func (d *DeltaWriter) recordLayout(l *bitlayout.Layout) {
 }
 
 // writeDelta writes the delta of a full state against a base: state holds the state's nbits
-// bits as a DeltaWriter with recordLayout(l) produced them (DeltaWriter.State), base the
+// bits as a DeltaWriter with recordLayout(l) produced them (DeltaWriter.state), base the
 // entity's state in the common base (baseBits bits, clamped to len(base)*8; empty for an entity
 // new to the client). It writes exactly what a DeltaWriter reset with (base, baseBits, w)
 // writes when given the same fields: per field a 0 bit when the base holds the same encoding at
@@ -242,7 +242,7 @@ func equalBitRuns(a []byte, pa int, b []byte, pb, n int) bool {
 // appendSince appends to dst the bits written since bit start (0 <= start <= Len()), packed from
 // bit 0 of dst's next byte with the unused bits of the last byte zero, and returns the extended
 // slice and the number of bits. It lets a caller keep what one write produced (a delta) and
-// replay it into another message with WriteBitsFrom. start out of range appends nothing and
+// replay it into another message with writeBitsFrom. start out of range appends nothing and
 // returns (dst, 0). Appending within dst's capacity allocates nothing.
 func (w *Writer) appendSince(dst []byte, start int) ([]byte, int) {
 	n := w.Len() - start

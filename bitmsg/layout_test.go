@@ -49,13 +49,13 @@ func randVals(rng *rand.Rand, ops []op) []val {
 func fullState(t *testing.T, ops []op, vals []val, l *bitlayout.Layout) ([]byte, int) {
 	t.Helper()
 	d := new(DeltaWriter)
-	d.Reset(nil, 0, nil, make([]byte, 8192))
+	d.reset(nil, 0, nil, make([]byte, 8192))
 	d.recordLayout(l)
 	writeAll(d, ops, vals)
 	if d.Err() != nil {
 		t.Fatal(d.Err())
 	}
-	st, n := d.State()
+	st, n := d.state()
 	return append([]byte(nil), st...), n
 }
 
@@ -121,7 +121,7 @@ func TestWriteDeltaMatchesDeltaWriter(t *testing.T) {
 		got := NewWriter(make([]byte, capBytes))
 		got.WriteBits(uint32(iter), 1+iter%7)
 		d := new(DeltaWriter)
-		d.Reset(base, baseBits, want, make([]byte, 8192))
+		d.reset(base, baseBits, want, make([]byte, 8192))
 		writeAll(d, ops, vals)
 		got.writeDelta(&l, state, nbits, base, baseBits)
 		if got.Len() != want.Len() || got.Err() != want.Err() || !bytes.Equal(got.Bytes(), want.Bytes()) {
@@ -159,10 +159,10 @@ func BenchmarkWriteDelta(b *testing.B) {
 	e.health, e.origin[0], e.vel[1], e.yaw = 3, 1030, 7, 12
 	var l bitlayout.Layout
 	d := new(DeltaWriter)
-	d.Reset(nil, 0, nil, make([]byte, 256))
+	d.reset(nil, 0, nil, make([]byte, 256))
 	d.recordLayout(&l)
 	writeEntity(d, &e)
-	state, nbits := d.State()
+	state, nbits := d.state()
 	outBuf := make([]byte, 256)
 	out := NewWriter(outBuf)
 	b.ReportAllocs()
@@ -189,7 +189,7 @@ func TestRecordFastPath(t *testing.T) {
 			size = rng.IntN(40)
 		}
 		fast := new(DeltaWriter)
-		fast.Reset(nil, 0, nil, make([]byte, size))
+		fast.reset(nil, 0, nil, make([]byte, size))
 		fast.recordLayout(&lf)
 		if !fast.rec {
 			t.Fatal("recording without base and out did not take the fast path")
@@ -197,14 +197,14 @@ func TestRecordFastPath(t *testing.T) {
 		writeAll(fast, ops, vals)
 		gen := new(DeltaWriter)
 		out := NewWriter(make([]byte, 1<<14))
-		gen.Reset(nil, 0, out, make([]byte, size))
+		gen.reset(nil, 0, out, make([]byte, size))
 		gen.recordLayout(&lg)
 		if gen.rec {
 			t.Fatal("recording with an out took the fast path")
 		}
 		writeAll(gen, ops, vals)
-		fs, fn := fast.State()
-		gs, gn := gen.State()
+		fs, fn := fast.state()
+		gs, gn := gen.state()
 		if fn != gn || !bytes.Equal(fs, gs) || fast.stateChanged() != gen.stateChanged() || fast.Err() != gen.Err() {
 			t.Fatalf("iter %d ops %v: fast %d bits %x changed %v err %v; general %d bits %x changed %v err %v",
 				iter, ops, fn, fs, fast.stateChanged(), fast.Err(), gn, gs, gen.stateChanged(), gen.Err())
@@ -215,9 +215,9 @@ func TestRecordFastPath(t *testing.T) {
 	}
 	// Reset ends the fast path: a later entity with a base takes the general one.
 	d := new(DeltaWriter)
-	d.Reset(nil, 0, nil, make([]byte, 64))
+	d.reset(nil, 0, nil, make([]byte, 64))
 	d.recordLayout(&lf)
-	d.Reset([]byte{1}, 8, nil, make([]byte, 64))
+	d.reset([]byte{1}, 8, nil, make([]byte, 64))
 	if d.rec {
 		t.Fatal("fast path kept after Reset")
 	}
@@ -270,7 +270,7 @@ func TestWriteDeltaNarrowLong(t *testing.T) {
 		got := NewWriter(make([]byte, 8192))
 		got.WriteBits(uint32(iter), 1+iter%7)
 		d := new(DeltaWriter)
-		d.Reset(base, baseBits, want, make([]byte, 8192))
+		d.reset(base, baseBits, want, make([]byte, 8192))
 		writeAll(d, ops, vals)
 		got.writeDelta(&l, state, nbits, base, baseBits)
 		if got.Len() != want.Len() || got.Err() != want.Err() || !bytes.Equal(got.Bytes(), want.Bytes()) {
@@ -305,8 +305,8 @@ func TestAppendSince(t *testing.T) {
 			t.Fatalf("trial %d: unused bits of the last byte set", trial)
 		}
 		re := NewWriter(make([]byte, 256))
-		re.WriteBitsFrom(w.Bytes(), start)
-		re.WriteBitsFrom(kept[3:], n)
+		re.writeBitsFrom(w.Bytes(), start)
+		re.writeBitsFrom(kept[3:], n)
 		if re.Err() != nil || re.Len() != w.Len() || !bytes.Equal(re.Bytes(), w.Bytes()) {
 			t.Fatalf("trial %d: replay %x, want %x", trial, re.Bytes(), w.Bytes())
 		}

@@ -31,9 +31,6 @@ func (r *Reader) Reset(buf []byte, nbits int) {
 	*r = Reader{buf: buf, nbits: nbits}
 }
 
-// Pos returns the number of bits read.
-func (r *Reader) Pos() int { return r.pos }
-
 // BitsLeft returns the number of bits not yet read.
 func (r *Reader) BitsLeft() int { return r.nbits - r.pos }
 
@@ -321,7 +318,7 @@ func (r *Reader) ReadDir(bitsPerAxis int) [3]float32 {
 }
 
 // Align skips to the next byte boundary; skipping past the end is ErrUnderflow.
-func (r *Reader) Align() {
+func (r *Reader) align() {
 	if n := (8 - r.pos&7) & 7; n > 0 {
 		r.get(n)
 	}

@@ -279,18 +279,11 @@ func (w *Writer) WriteAngle8(deg float32) { w.write(encAngle(deg, 8), 8) }
 // coordinate axis"); see QuantizeDir.
 func (w *Writer) WriteDir(d [3]float32, bitsPerAxis int) { w.emit(encDir(d, bitsPerAxis)) }
 
-// Align writes zero bits up to the next byte boundary.
-func (w *Writer) Align() {
-	if n := (8 - w.nacc&7) & 7; n > 0 {
-		w.write(0, n)
-	}
-}
-
-// WriteBitsFrom appends the first nbits bits of src (a stream in the same LSB-first order, for
+// writeBitsFrom appends the first nbits bits of src (a stream in the same LSB-first order, for
 // example another Writer's Bytes()). nbits outside 0..len(src)*8 is ErrRange. Long runs into a
 // byte-aligned writer are copied; otherwise the bits go 32 at a time (src may run on past nbits,
 // which lets the last read be a whole word).
-func (w *Writer) WriteBitsFrom(src []byte, nbits int) {
+func (w *Writer) writeBitsFrom(src []byte, nbits int) {
 	if nbits < 0 || nbits > len(src)*8 {
 		w.fail(ErrRange)
 		return
@@ -359,11 +352,11 @@ func (w *Writer) WriteBitsFrom(src []byte, nbits int) {
 	w.acc, w.nacc, w.pos = acc, int(nacc), pos
 }
 
-// Truncate rolls the message back to its first nbits bits, 0 <= nbits <= Len() (else
-// ErrRange). Bits written after that point are forgotten. Truncate clears ErrOverflow (but no
+// truncate rolls the message back to its first nbits bits, 0 <= nbits <= Len() (else
+// ErrRange). Bits written after that point are forgotten. truncate clears ErrOverflow (but no
 // other error): a write that overflowed was dropped whole, so a caller may mark Len() before
-// writing an optional part (an entity), and on overflow Truncate to the mark and send what fits.
-func (w *Writer) Truncate(nbits int) {
+// writing an optional part (an entity), and on overflow truncate to the mark and send what fits.
+func (w *Writer) truncate(nbits int) {
 	if nbits < 0 || nbits > w.Len() {
 		w.fail(ErrRange)
 		return

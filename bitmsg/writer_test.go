@@ -155,20 +155,8 @@ var wireCases = []wireCase{
 		want: []any{[3]float32{0, 0, 1}},
 	},
 	{
-		name:  "Align",
-		write: func(w *Writer) { w.WriteBits(1, 1); w.Align(); w.Align(); w.WriteUint8(0xFF) },
-		hex:   "01ff", nbits: 16,
-		read: func(r *Reader) []any {
-			b := r.ReadBits(1)
-			r.Align()
-			r.Align()
-			return []any{b, r.ReadUint8()}
-		},
-		want: []any{uint32(1), uint8(0xFF)},
-	},
-	{
 		name:  "BitsFrom",
-		write: func(w *Writer) { w.WriteBits(1, 1); w.WriteBitsFrom([]byte{0xFF, 0x03, 0xEE}, 10) },
+		write: func(w *Writer) { w.WriteBits(1, 1); w.writeBitsFrom([]byte{0xFF, 0x03, 0xEE}, 10) },
 		hex:   "ff07", nbits: 11,
 		read: func(r *Reader) []any { return []any{r.ReadBits(1), r.ReadBits(10)} },
 		want: []any{uint32(1), uint32(0x3FF)},
@@ -198,8 +186,8 @@ func TestWireExactBytes(t *testing.T) {
 			if r.Err() != nil {
 				t.Fatalf("read: %v", r.Err())
 			}
-			if r.BitsLeft() != 0 || r.Pos() != c.nbits {
-				t.Errorf("after read Pos=%d BitsLeft=%d", r.Pos(), r.BitsLeft())
+			if r.BitsLeft() != 0 || r.pos != c.nbits {
+				t.Errorf("after read pos=%d BitsLeft=%d", r.pos, r.BitsLeft())
 			}
 			for i := range got {
 				if got[i] != c.want[i] {
@@ -282,8 +270,8 @@ func TestWriterErrors(t *testing.T) {
 		{"FloatBitsMant", func(w *Writer) { w.WriteFloatBits(0, 8, 24) }, ErrWidth},
 		{"Dir1", func(w *Writer) { w.WriteDir([3]float32{}, 1) }, ErrWidth},
 		{"Dir11", func(w *Writer) { w.WriteDir([3]float32{}, 11) }, ErrWidth},
-		{"BitsFromLong", func(w *Writer) { w.WriteBitsFrom([]byte{1}, 9) }, ErrRange},
-		{"TruncateLong", func(w *Writer) { w.Truncate(1) }, ErrRange},
+		{"BitsFromLong", func(w *Writer) { w.writeBitsFrom([]byte{1}, 9) }, ErrRange},
+		{"TruncateLong", func(w *Writer) { w.truncate(1) }, ErrRange},
 		{"Overflow", func(w *Writer) { w.WriteUint64(0); w.WriteUint64(0); w.WriteBool(true) }, ErrOverflow},
 		{"OverflowString", func(w *Writer) { w.WriteString("0123456789abcdefg", 100) }, ErrOverflow},
 	}
@@ -327,7 +315,7 @@ func TestWriterTruncate(t *testing.T) {
 			}
 			if rnd.IntN(4) == 0 {
 				cut := rnd.IntN(w.Len() + 1)
-				w.Truncate(cut)
+				w.truncate(cut)
 				ref = ref[:cut]
 			}
 		}
@@ -357,7 +345,7 @@ func TestWriterTruncate(t *testing.T) {
 	if w.Err() != ErrOverflow {
 		t.Fatalf("err %v", w.Err())
 	}
-	w.Truncate(mark)
+	w.truncate(mark)
 	if w.Err() != nil || !bytes.Equal(w.Bytes(), []byte{0xCD, 0xAB}) {
 		t.Fatalf("after Truncate: err %v bytes %x", w.Err(), w.Bytes())
 	}
@@ -367,7 +355,7 @@ func TestWriterTruncate(t *testing.T) {
 	}
 	// but not a range error.
 	w.WriteInt(5, 2)
-	w.Truncate(0)
+	w.truncate(0)
 	if w.Err() != ErrRange {
 		t.Fatalf("Truncate cleared %v", w.Err())
 	}
@@ -381,7 +369,7 @@ func TestWriteBits64(t *testing.T) {
 		v, n, lead := rnd.Uint64(), iter%65, rnd.IntN(40)
 		w := NewWriter(make([]byte, 24))
 		w.WriteBits(0x15, 5)
-		w.Truncate(min(lead, 5))
+		w.truncate(min(lead, 5))
 		for w.Len() < lead {
 			w.WriteBool(true)
 		}
@@ -428,9 +416,9 @@ func TestWriteBitsFrom(t *testing.T) {
 		w := NewWriter(make([]byte, 64))
 		if lead > 0 {
 			w.WriteUint64(0xFFFFFFFFFFFFFFFF)
-			w.Truncate(lead)
+			w.truncate(lead)
 		}
-		w.WriteBitsFrom(src, nbits)
+		w.writeBitsFrom(src, nbits)
 		w.WriteBits(0x5, 3)
 		if w.Err() != nil {
 			t.Fatal(w.Err())

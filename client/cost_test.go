@@ -9,12 +9,17 @@ import (
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/bitlayout"
 	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/netsim"
 	"github.com/snapwire/snapwire/server"
 )
+
+// bitops starts an entity's delta and takes its new state, as the snapshot decoder does
+// (bitmsg hands that plumbing to internal/bitlayout).
+var bitops = bitlayout.Get[bitmsg.Writer, bitmsg.DeltaWriter, bitmsg.DeltaReader, bitmsg.Reader]()
 
 // botStill never moves: its command is always the zero command.
 const botStill botMode = 100
@@ -57,7 +62,7 @@ func parseRecords(reg *game.Registry, data []byte, base *snapshot.CommonBase) (s
 	for {
 		// Next code: "0" = skip 0; "1" and ExpGolomb(v): v = 0 ends the list,
 		// else skip v. ExpGolomb: n zeros, a one, n bits: v = 1<<n + bits - 1.
-		start := r.Pos()
+		start := r.BitsLeft()
 		skip := 0
 		if r.ReadBool() {
 			n := 0
@@ -83,19 +88,19 @@ func parseRecords(reg *game.Registry, data []byte, base *snapshot.CommonBase) (s
 			typ = game.TypeID(r.ReadBits(snapshot.TypeBits(reg)))
 			bstate, bbits = nil, 0
 		}
-		rec.header = r.Pos() - start
+		rec.header = start - r.BitsLeft()
 		e, err := reg.New(typ)
 		if err != nil {
 			return pvs, nil, err
 		}
 		st := make([]byte, game.MaxStateBytes)
-		dr.Reset(bstate, bbits, r, st)
+		bitops.ResetReader(dr, bstate, bbits, r, st)
 		e.ReadSnapshot(dr)
 		if dr.Err() != nil {
 			return pvs, nil, dr.Err()
 		}
-		rec.body = r.Pos() - start - rec.header
-		rec.state, rec.bits = dr.State()
+		rec.body = start - r.BitsLeft() - rec.header
+		rec.state, rec.bits = bitops.ReaderState(dr)
 		recs = append(recs, rec)
 	}
 	return pvs, recs, r.Err()

@@ -14,9 +14,6 @@ type EntityNum uint16
 // maximum of 4096 entities").
 const MaxEntities = 4096
 
-// EntityNumBits is the number of bits that hold any EntityNum.
-const EntityNumBits = 12
-
 // TypeID is a registered entity type. TypeIDs are assigned by a Registry;
 // NoType (0) is never registered and means "no entity".
 type TypeID uint16

@@ -127,7 +127,7 @@ func (m *match) server(f func(s *server.Server)) {
 func (m *match) clientAddrs() map[netchan.ConnID]netip.AddrPort {
 	out := map[netchan.ConnID]netip.AddrPort{}
 	m.server(func(s *server.Server) {
-		for _, cs := range s.Clients() {
+		for _, cs := range s.AppendClients(nil) {
 			out[netchan.ConnID(cs.ConnID)] = cs.Addr
 		}
 	})
@@ -484,7 +484,7 @@ func loneClientStats(ctx context.Context, srv *server.Runner) (serverhook.Client
 	var st serverhook.Stats
 	srv.Do(ctx, func(now time.Duration, s *server.Server) {
 		st = serverhook.ServerStats(s)
-		if all := s.Clients(); len(all) == 1 {
+		if all := s.AppendClients(nil); len(all) == 1 {
 			cs, _ = serverhook.Client(s, all[0].Num)
 		}
 	})

@@ -15,7 +15,7 @@
 //
 // Config holds the everyday settings and embeds Advanced, the rarely
 // changed ones (per-address limits, cookie lifetime, saved events,
-// VerifyBase, SnapshotWorkers, OnConnectionless). Stats, Totals and
+// VerifyBase, SnapshotWorkers). Stats, Totals and
 // ClientStats are what an operator reads; the test hooks and every
 // counter the core keeps are reached through internal/serverhook, by
 // snapwire's tests, harnesses and metrics only. Reason names why a client
@@ -83,14 +83,15 @@
 // it one, three times, and forget it (a client that loses all three times
 // out). Connectionless packets that are not handshake messages (first
 // payload byte 0x20 or above: Quake 3's text queries "getinfo",
-// "getstatus") go to Advanced.OnConnectionless, which may reply.
+// "getstatus") go to a query handler, which may reply (snapwire serve
+// sets one through internal/serverhook, Hooks.OnConnectionless).
 //
 // # Allocation
 //
 // Advance and HandlePacket allocate nothing in steady state (clients
 // connected, commands arriving, snapshots, acks, events): buffers are
 // reused and grow only at a new high (larger snapshots, more events).
-// Connects, map changes and OnConnectionless replies may allocate.
+// Connects, map changes and query replies may allocate.
 //
 // # Game id (§3.1)
 //

@@ -5,10 +5,16 @@ package server
 // ones logged for each client's next snapshot.
 
 import (
+	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/bitlayout"
 	"github.com/snapwire/snapwire/internal/events"
 	"github.com/snapwire/snapwire/internal/session"
 )
+
+// bitops rolls the event message back to a mark (bitmsg hands that plumbing to
+// internal/bitlayout).
+var bitops = bitlayout.Get[bitmsg.Writer, bitmsg.DeltaWriter, bitmsg.DeltaReader, bitmsg.Reader]()
 
 // savedEvent is a saved event with its own copy of the payload. ev.Data is
 // left nil: entries move inside s.saved (removals shift them, appends may
@@ -132,7 +138,7 @@ func (s *Server) eventMessages(evs []game.Event) [][]byte {
 		for i < len(evs) && n < 255 {
 			before := s.evw.Len()
 			if events.WireBits(evs[i].Bits) > s.evw.BitsLeft() || events.Write(&s.evw, &evs[i]) != nil {
-				s.evw.Truncate(before)
+				bitops.Truncate(&s.evw, before)
 				if n == 0 { // cannot happen: an event is at most 296 bytes
 					i++
 				}

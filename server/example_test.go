@@ -51,7 +51,7 @@ func Example() {
 		}
 	}
 	fmt.Println("frames:", srv.Frame())
-	for _, c := range srv.Clients() {
+	for _, c := range srv.AppendClients(nil) {
 		dot, _ := world.Entity(game.EntityNum(c.Num))
 		fmt.Printf("%s: %d snapshots, commands %d late %d duplicated, dot at %d\n",
 			c.Name, c.SnapshotsSent, c.LateCmds, c.Duplicated, dot.(*guide.Dot).X)

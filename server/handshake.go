@@ -49,12 +49,9 @@ func (s *Server) cookieValid(now time.Duration, addr netip.AddrPort, c session.C
 	return false
 }
 
-// SendConnectionless sends a connectionless packet (0xFFFFFFFF, then
-// payload) to to through the server's Sender, from its socket: a Quake 3
-// master heartbeat, for one, which the master verifies by a getinfo to
-// the address it came from.
-func (s *Server) SendConnectionless(to netip.AddrPort, payload []byte) { s.sendOOB(to, payload) }
-
+// sendOOB sends a connectionless packet (0xFFFFFFFF, then payload) to to
+// through the server's Sender (serverhook.SendConnectionless, for a Quake
+// 3 master heartbeat).
 func (s *Server) sendOOB(to netip.AddrPort, payload []byte) {
 	s.oob = netchan.AppendConnectionless(s.oob[:0], payload)
 	s.send.Send(to, s.oob)

@@ -1,9 +1,12 @@
 package server
 
 import (
+	"net/netip"
+
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/snapshot"
+	"github.com/snapwire/snapwire/internal/transport"
 )
 
 // The internal hooks and counters (internal/serverhook), for tests,
@@ -32,6 +35,10 @@ func init() {
 			return out
 		},
 		BaseHash: func(s any, n game.ClientNum) (uint64, snapshot.Seq, bool) { return s.(*Server).baseHash(n) },
+		SendConnectionless: func(s any, to netip.AddrPort, payload []byte) {
+			s.(*Server).sendOOB(to, payload)
+		},
+		Host: func(r any) transport.Host { return runnerHost{r.(*Runner)} },
 	})
 }
 

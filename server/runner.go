@@ -26,16 +26,27 @@ type Runner struct {
 	// unreachable network): the protocol treats them as losses.
 	writeErrs udprun.WriteErrors
 	// extra is the transport attached for addresses outside UDP, set
-	// before Run (Attach) and only read after.
+	// before Run (attach) and only read after.
 	extra   transport.Transport
 	started atomic.Bool
 }
 
-// A Runner is the host a second transport attaches to (internal/transport:
-// the contract sits below the server, so a transport does not import it).
-var _ transport.Host = (*Runner)(nil)
+// runnerHost is a Runner as the host a second transport attaches to
+// (internal/transport: the contract sits below the server, so a transport
+// does not import it). Only the tools attach one (cmd/internal/rtc), so
+// the runner's side stays off its public API and is reached through
+// serverhook.Host.
+type runnerHost struct{ r *Runner }
 
-// attached is the transport given to Attach, by its prefix and its send.
+var _ transport.Host = runnerHost{}
+
+func (h runnerHost) Attach(prefix netip.Prefix, send func(to netip.AddrPort, p []byte)) error {
+	return h.r.attach(prefix, send)
+}
+
+func (h runnerHost) Inject(from netip.AddrPort, pkt []byte) bool { return h.r.inject(from, pkt) }
+
+// attached is the transport given to attach, by its prefix and its send.
 type attached struct {
 	prefix netip.Prefix
 	send   func(to netip.AddrPort, p []byte)
@@ -108,19 +119,19 @@ func (r *Runner) fromSocket(from netip.AddrPort) bool {
 	return r.extra == nil || !r.extra.Prefix().Contains(from.Addr().Unmap())
 }
 
-// errAttach is Attach's error once Run has started or with a second
+// errAttach is attach's error once Run has started or with a second
 // transport.
 var errAttach = errors.New("server: Attach must be called once, before Run")
 
-// Attach adds a second transport beside the UDP socket, such as WebRTC
+// attach adds a second transport beside the UDP socket, such as WebRTC
 // data channels to browsers, whose peers have synthetic addresses in
 // prefix: the server's sends to those addresses go to send instead of the
 // socket (send runs on the goroutine that owns the server, must not block
 // and must not keep p), and the socket drops datagrams from them, so a
 // spoofed datagram cannot speak for a peer of the transport. The
-// transport's peers' packets enter through Inject. It must be called
+// transport's peers' packets enter through inject. It must be called
 // before Run, at most once.
-func (r *Runner) Attach(prefix netip.Prefix, send func(to netip.AddrPort, p []byte)) error {
+func (r *Runner) attach(prefix netip.Prefix, send func(to netip.AddrPort, p []byte)) error {
 	if r.extra != nil || r.started.Load() {
 		return errAttach
 	}
@@ -128,13 +139,13 @@ func (r *Runner) Attach(prefix netip.Prefix, send func(to netip.AddrPort, p []by
 	return nil
 }
 
-// Inject hands the server a packet from from, an address of the attached
+// inject hands the server a packet from from, an address of the attached
 // transport, on the goroutine that owns it, as if the socket had read it.
 // It copies pkt (the caller may reuse it at once), never blocks, and
 // returns false when it drops the packet: no transport owns from, the
 // packet buffer pool is full or pkt is longer than a buffer (2048 bytes).
 // Safe from any goroutine; it allocates nothing.
-func (r *Runner) Inject(from netip.AddrPort, pkt []byte) bool {
+func (r *Runner) inject(from netip.AddrPort, pkt []byte) bool {
 	if r.extra == nil || !r.extra.Prefix().Contains(from.Addr()) {
 		return false
 	}

@@ -119,17 +119,6 @@ type Advanced struct {
 	// worker (TestSnapshotWorkersSameBytes). The game is only ever called
 	// from the goroutine that runs the server.
 	SnapshotWorkers int
-	// OnConnectionless, if set, is called for every connectionless packet
-	// that is not a snapwire handshake message (the first payload byte is
-	// 0x20 or above), such as Quake 3's text queries "getinfo xxx" and
-	// "getstatus xxx"; payload is what follows the FF FF FF FF prefix.
-	// reply sends FF FF FF FF and p to from. payload and reply are valid
-	// only during the call, which runs on the goroutine that owns the
-	// server (the Runner's). The source address of a connectionless
-	// packet is not verified: a handler that answers with more bytes than
-	// it received lends itself to amplification (a Quake 3 server
-	// rate-limits such queries per address).
-	OnConnectionless func(now time.Duration, from netip.AddrPort, payload []byte, reply func(p []byte))
 }
 
 // config is a server's resolved configuration: Config with its defaults
@@ -702,17 +691,6 @@ func (s *Server) drop(c *client, why session.Reason, notify bool) {
 
 // NumClients is the number of connected clients.
 func (s *Server) NumClients() int { return len(s.byID) }
-
-// Clients returns the statistics of every connected client, by slot.
-func (s *Server) Clients() []ClientStats {
-	var out []ClientStats
-	for _, c := range s.slots {
-		if c != nil {
-			out = append(out, c.publicStats())
-		}
-	}
-	return out
-}
 
 // Client returns client n's statistics.
 func (s *Server) Client(n game.ClientNum) (ClientStats, bool) {

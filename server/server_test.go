@@ -11,6 +11,7 @@ import (
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/internal/usercmd"
@@ -271,12 +272,12 @@ func FuzzHandlePacket(f *testing.F) {
 }
 
 // Connectionless packets that are not snapwire handshake messages go to
-// Config.OnConnectionless (Quake 3 text queries); handshake kinds never
+// serverhook.Hooks.OnConnectionless (Quake 3 text queries); handshake kinds never
 // do, and a text "getchallenge" is not taken for a snapwire one.
 func TestOnConnectionless(t *testing.T) {
 	var got []string
 	var s *Server
-	s, r := newTest(t, Config{Advanced: Advanced{OnConnectionless: func(now time.Duration, from netip.AddrPort, p []byte, reply func([]byte)) {
+	s, r := newTest(t, serverhook.With(Config{}, serverhook.Hooks{OnConnectionless: func(now time.Duration, from netip.AddrPort, p []byte, reply func([]byte)) {
 		got = append(got, string(p))
 		if from != addr(7) || now != 5*time.Millisecond {
 			t.Errorf("query from %v at %v", from, now)
@@ -284,7 +285,7 @@ func TestOnConnectionless(t *testing.T) {
 		if string(p) == "getinfo xxx" {
 			reply([]byte("infoResponse\n\\challenge\\xxx\\clients\\" + string(rune('0'+s.NumClients()))))
 		}
-	}}})
+	}}))
 	for _, q := range []string{"getinfo xxx", "getstatus yy", "getchallenge 123", "\x7f"} {
 		s.HandlePacket(5*time.Millisecond, addr(7), oob([]byte(q)))
 	}

@@ -51,8 +51,8 @@ func (s *Server) Totals() Totals {
 }
 
 // AppendClients appends the statistics of every connected client to dst,
-// by slot, and returns it: Clients without the allocation once dst has
-// room (a metrics scrape reuses its slice).
+// by slot, and returns it (AppendClients(nil) for a new slice; a metrics
+// scrape reuses its slice and allocates nothing once it has room).
 func (s *Server) AppendClients(dst []ClientStats) []ClientStats {
 	for _, c := range s.slots {
 		if c != nil {

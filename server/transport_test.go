@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/internal/testwait"
 	"github.com/snapwire/snapwire/internal/transport"
@@ -32,10 +33,11 @@ func (f *fakeTransport) Send(to netip.AddrPort, p []byte) {
 	}
 }
 
-// An attached transport's packets reach the core through Inject and its
-// answers go back to the transport, not the socket; Inject refuses
+// An attached transport (through serverhook.Host, as cmd/internal/rtc
+// attaches) has its packets reach the core through inject and its
+// answers go back to the transport, not the socket; inject refuses
 // addresses outside the transport's range, the UDP socket drops
-// datagrams claiming one (the filter), and Attach works once, before Run.
+// datagrams claiming one (the filter), and attach works once, before Run.
 //
 // Guards against: a browser's answer sent to a UDP address, and a UDP
 // datagram speaking for a browser.
@@ -45,14 +47,14 @@ func TestRunnerTransport(t *testing.T) {
 		t.Fatal(err)
 	}
 	ft := &fakeTransport{got: make(chan struct{}, 1)}
-	if err := transport.Attach(r, ft); err != nil {
+	if err := transport.Attach(serverhook.Host(r), ft); err != nil {
 		t.Fatal(err)
 	}
-	if err := transport.Attach(r, ft); err == nil {
+	if err := transport.Attach(serverhook.Host(r), ft); err == nil {
 		t.Error("a second Attach succeeded")
 	}
 	peer := netip.MustParseAddrPort("[100::5]:1")
-	if r.Inject(netip.MustParseAddrPort("127.0.0.1:9"), []byte{1}) {
+	if r.inject(netip.MustParseAddrPort("127.0.0.1:9"), []byte{1}) {
 		t.Error("Inject accepted an address outside the transport's range")
 	}
 	// The socket's filter: a datagram from the transport's range is
@@ -70,10 +72,10 @@ func TestRunnerTransport(t *testing.T) {
 	if !testwait.Until(testwait.Hang, r.started.Load) {
 		t.Fatal("Run did not start")
 	}
-	if err := transport.Attach(r, ft); err == nil {
+	if err := transport.Attach(serverhook.Host(r), ft); err == nil {
 		t.Error("Attach after Run succeeded")
 	}
-	if !r.Inject(peer, oob(goodConnect(7).Append(nil))) {
+	if !r.inject(peer, oob(goodConnect(7).Append(nil))) {
 		t.Fatal("Inject refused a peer's connect")
 	}
 	select {

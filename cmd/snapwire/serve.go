@@ -198,7 +198,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	// hook and qs.refresh both run on the Runner's goroutine.
 	world := refgame.NewGame()
 	qs := newQueryStatus(o, settings, world)
-	cfg.OnConnectionless = qs.handle
+	serverhook.Edit(&cfg, func(h *serverhook.Hooks) { h.OnConnectionless = qs.handle })
 	var metricsLn net.Listener
 	if o.metrics != "" {
 		// Bound first, so a taken port fails before the game socket opens.
@@ -209,7 +209,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 		// Frame and snapshot build times for the histograms: a monotonic
 		// clock read at the edge, as the core asks (serverhook.Hooks.Stopwatch).
 		t0 := time.Now()
-		serverhook.Set(&cfg, serverhook.Hooks{Stopwatch: func() time.Duration { return time.Since(t0) }})
+		serverhook.Edit(&cfg, func(h *serverhook.Hooks) { h.Stopwatch = func() time.Duration { return time.Since(t0) } })
 	}
 	var webLn net.Listener
 	if o.web != "" {
@@ -310,7 +310,7 @@ func runServer(ctx context.Context, o serveOptions, r *server.Runner, qs *queryS
 	heartbeat := func() {
 		r.Do(runCtx, func(now time.Duration, s *server.Server) {
 			for _, m := range masters {
-				s.SendConnectionless(m, []byte("heartbeat QuakeArena-1\n"))
+				serverhook.SendConnectionless(s, m, []byte("heartbeat QuakeArena-1\n"))
 			}
 		})
 	}
@@ -407,12 +407,13 @@ func newLogger(format string, w io.Writer) *slog.Logger {
 // queryStatus answers Quake 3 getinfo/getstatus queries (package internal/q3/query:
 // ioq3's rate limits, a burst of 10 then 1 per second per address) from
 // the players the server last reported. It is used only on the Runner's
-// goroutine: refresh in Runner.Do, handle from server.Config.OnConnectionless.
+// goroutine: refresh in Runner.Do, handle from serverhook.Hooks.OnConnectionless.
 type queryStatus struct {
 	hostname, mapName string
 	maxClients        int
 	world             *refgame.World
 	players           []query.Player
+	clients           []server.ClientStats // refresh's reused slice
 	responder         *query.Responder
 	pkt, out          []byte
 }
@@ -429,7 +430,8 @@ func newQueryStatus(o serveOptions, settings string, world *refgame.World) *quer
 // refresh copies the connected players' names, frags and round trips.
 func (q *queryStatus) refresh(s *server.Server) {
 	q.players = q.players[:0]
-	for _, c := range s.Clients() {
+	q.clients = s.AppendClients(q.clients[:0])
+	for _, c := range q.clients {
 		score := 0
 		if int(c.Num) < len(q.world.Score.Frags) {
 			score = int(q.world.Score.Frags[c.Num])

@@ -21,6 +21,7 @@ import (
 	"github.com/snapwire/snapwire/cmd/internal/rtc"
 	"github.com/snapwire/snapwire/cmd/internal/web"
 	"github.com/snapwire/snapwire/internal/ratelimit"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/server"
 	"github.com/snapwire/snapwire/token"
 )
@@ -46,7 +47,7 @@ func serveWebWith(ctx context.Context, o serveOptions, ln net.Listener, r *serve
 	if peers == 0 {
 		peers = o.maxClients
 	}
-	rs, err := rtc.Attach(r, rtc.Config{HostIPs: webHostIPs(ln.Addr()), MaxPeers: peers, Logger: logger})
+	rs, err := rtc.Attach(serverhook.Host(r), rtc.Config{HostIPs: webHostIPs(ln.Addr()), MaxPeers: peers, Logger: logger})
 	if err != nil {
 		return nil, err
 	}

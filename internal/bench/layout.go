@@ -35,15 +35,15 @@ func ProbeLayout(s game.Snapshotter) (Layout, error) {
 	var stBuf, scratch, baseBuf [game.MaxStateBytes]byte
 	var outBuf [2 * game.MaxStateBytes]byte
 	dw := new(bitmsg.DeltaWriter)
-	dw.Reset(nil, 0, nil, stBuf[:])
+	snapBits.ResetWriter(dw, nil, 0, nil, stBuf[:])
 	s.WriteSnapshot(dw)
 	if err := dw.Err(); err != nil {
 		return Layout{}, fmt.Errorf("bench: probe: %w", err)
 	}
-	st, nbits := dw.State()
+	st, nbits := snapBits.WriterState(dw)
 	st = append([]byte(nil), st...)
 	out := bitmsg.NewWriter(outBuf[:])
-	dw.Reset(st, nbits, out, scratch[:])
+	snapBits.ResetWriter(dw, st, nbits, out, scratch[:])
 	s.WriteSnapshot(dw)
 	if snapBits.WriterChanged(dw) || dw.Err() != nil {
 		return Layout{}, fmt.Errorf("bench: probe: state does not equal itself")
@@ -57,7 +57,7 @@ func ProbeLayout(s game.Snapshotter) (Layout, error) {
 		copy(baseBuf[:], st)
 		baseBuf[i/8] ^= 1 << (i % 8)
 		out.Reset(outBuf[:])
-		dw.Reset(baseBuf[:len(st)], nbits, out, scratch[:])
+		snapBits.ResetWriter(dw, baseBuf[:len(st)], nbits, out, scratch[:])
 		s.WriteSnapshot(dw)
 		if dw.Err() != nil {
 			return Layout{}, fmt.Errorf("bench: probe: %w", dw.Err())
@@ -167,4 +167,4 @@ func (u *Union) Fill(dst *UnionState, t game.TypeID, state []byte, nbits int) er
 }
 
 // snapBits are bitmsg's snapshot-encoding operations (internal/bitlayout).
-var snapBits = bitlayout.Get[bitmsg.Writer, bitmsg.DeltaWriter, bitmsg.DeltaReader]()
+var snapBits = bitlayout.Get[bitmsg.Writer, bitmsg.DeltaWriter, bitmsg.DeltaReader, bitmsg.Reader]()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/events"
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/q3/huffman"
 	"github.com/snapwire/snapwire/internal/refgame"
@@ -543,9 +544,9 @@ func (cl *client) fullSizes(tk *Tick, t *Q3Tables, b *passBufs) (naive, packed, 
 			continue
 		}
 		naive += 32 + 32*l.Fields()
-		packed += game.EntityNumBits + l.Bits
+		packed += events.EntityNumBits + l.Bits
 		qnaive += 32 + 32*u.Slots()
-		qpacked += game.EntityNumBits + u.Bits
+		qpacked += events.EntityNumBits + u.Bits
 	}
 	for _, l := range t.PS {
 		naive += 32 * l.Fields()

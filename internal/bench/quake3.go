@@ -6,6 +6,7 @@ import (
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/events"
 	"github.com/snapwire/snapwire/internal/q3/huffman"
 	"github.com/snapwire/snapwire/internal/snapshot"
 )
@@ -48,7 +49,7 @@ import (
 //	svc_EOF         8
 const (
 	PacketBackup  = 32 // ioq3 PACKET_BACKUP: snapshots kept per client
-	q3EntityBits  = game.EntityNumBits
+	q3EntityBits  = events.EntityNumBits
 	q3EntityNone  = game.MaxEntities - 1
 	q3SvcSnapshot = 7
 	q3SvcEOF      = 8

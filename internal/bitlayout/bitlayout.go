@@ -8,9 +8,13 @@
 // base writes (bitmsg's layout_test.go compares them).
 //
 // A game never sees this: the recording, the replay and the other plumbing
-// of snapshot encoding (whether a delta changed anything, keeping and
-// replaying written bits) are unexported in package bitmsg, which hands them
-// to internal/snapshot through this package (Install, Funcs).
+// of snapshot encoding (starting an entity's delta and taking its new
+// state, whether a delta changed anything, keeping, replaying and rolling
+// back written bits) are unexported in package bitmsg, which hands them
+// through this package (Install, Funcs) to internal/snapshot, and to the
+// other codecs that drive a DeltaWriter or a Writer the same way
+// (internal/events, the server's event message, internal/lockstep's state
+// hash, internal/matchsim, internal/bench).
 package bitlayout
 
 // Kind is the shape of one recorded field.
@@ -81,9 +85,10 @@ func (l *Layout) Bits() int {
 }
 
 // Funcs are the unexported operations of package bitmsg that snapshot
-// encoding needs, with W, DW and DR bitmsg's Writer, DeltaWriter and
-// DeltaReader (bitlayout cannot import bitmsg, which imports it).
-type Funcs[W, DW, DR any] struct {
+// encoding needs, with W, DW, DR and R bitmsg's Writer, DeltaWriter,
+// DeltaReader and Reader (bitmsg imports this package, which therefore
+// cannot import it).
+type Funcs[W, DW, DR, R any] struct {
 	// WriteDelta writes the delta of a full state against a base: state
 	// holds the state's nbits bits as a DeltaWriter recording into l
 	// produced them, base the entity's state in the common base (baseBits
@@ -93,7 +98,7 @@ type Funcs[W, DW, DR any] struct {
 	WriteDelta func(w *W, l *Layout, state []byte, nbits int, base []byte, baseBits int)
 	// AppendSince appends to dst the bits w wrote since bit start, packed
 	// from bit 0 of dst's next byte, and returns the extended slice and
-	// the number of bits (replayed with Writer.WriteBitsFrom).
+	// the number of bits (replayed with WriteBitsFrom).
 	AppendSince func(w *W, dst []byte, start int) ([]byte, int)
 	// WriteBits64 writes the low n bits of v, n in 0..64.
 	WriteBits64 func(w *W, v uint64, n int)
@@ -105,13 +110,37 @@ type Funcs[W, DW, DR any] struct {
 	// from the base, or the new state's length differs from the base's.
 	WriterChanged func(d *DW) bool
 	ReaderChanged func(d *DR) bool
+	// ResetWriter starts an entity on d: base holds its state in the
+	// common base (baseBits bits, clamped to len(base)*8; empty for an
+	// entity new to the client), out receives the delta message (nil to
+	// only build the new state), state receives the new state. A game's
+	// WriteSnapshot then writes its fields into d.
+	ResetWriter func(d *DW, base []byte, baseBits int, out *W, state []byte)
+	// ResetReader starts an entity on d: base as for ResetWriter, in is
+	// the snapshot being read, positioned at this entity's fields (nil:
+	// the entity was omitted because it did not change, and every field
+	// takes its base value), state receives the new state.
+	ResetReader func(d *DR, base []byte, baseBits int, in *R, state []byte)
+	// WriterState and ReaderState return the new state written or read
+	// since the last reset and its length in bits; the bytes alias the
+	// state buffer given to the reset.
+	WriterState func(d *DW) ([]byte, int)
+	ReaderState func(d *DR) ([]byte, int)
+	// WriteBitsFrom appends the first nbits bits of src (LSB first, as
+	// AppendSince or another Writer's Bytes packs them); nbits outside
+	// 0..len(src)*8 is ErrRange. src may extend past nbits.
+	WriteBitsFrom func(w *W, src []byte, nbits int)
+	// Truncate rolls w back to its first nbits bits, 0 <= nbits <= its
+	// length (else ErrRange), and clears ErrOverflow (but no other error):
+	// an entity that does not fit, or did not change, is dropped whole.
+	Truncate func(w *W, nbits int)
 }
 
 var funcs any
 
 // Install is called once, by package bitmsg's init.
-func Install[W, DW, DR any](f *Funcs[W, DW, DR]) { funcs = f }
+func Install[W, DW, DR, R any](f *Funcs[W, DW, DR, R]) { funcs = f }
 
-// Get returns what package bitmsg installed; W, DW and DR must be its
-// Writer, DeltaWriter and DeltaReader.
-func Get[W, DW, DR any]() *Funcs[W, DW, DR] { return funcs.(*Funcs[W, DW, DR]) }
+// Get returns what package bitmsg installed; W, DW, DR and R must be its
+// Writer, DeltaWriter, DeltaReader and Reader.
+func Get[W, DW, DR, R any]() *Funcs[W, DW, DR, R] { return funcs.(*Funcs[W, DW, DR, R]) }

@@ -10,7 +10,16 @@ import (
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/bitlayout"
 )
+
+// bitops replays an event's payload bits into a message (bitmsg hands that plumbing to
+// internal/bitlayout).
+var bitops = bitlayout.Get[bitmsg.Writer, bitmsg.DeltaWriter, bitmsg.DeltaReader, bitmsg.Reader]()
+
+// EntityNumBits is the width of an entity number on the wire: it holds
+// any game.EntityNum, 0..game.MaxEntities-1 (TestEntityNumBits).
+const EntityNumBits = 12
 
 // eventLenBits is the width of the payload length field.
 var eventLenBits = bitmsg.BitsFor(game.MaxEventBits)
@@ -18,7 +27,7 @@ var eventLenBits = bitmsg.BitsFor(game.MaxEventBits)
 // WireBits returns the encoded size of an event with a payload of
 // payloadBits bits.
 func WireBits(payloadBits int) int {
-	return game.EntityNumBits + 8 + 32 + eventLenBits + payloadBits
+	return EntityNumBits + 8 + 32 + eventLenBits + payloadBits
 }
 
 // Write appends event e to w (DOOM III §5; docs/PROTOCOL.md):
@@ -40,12 +49,12 @@ func Write(w *bitmsg.Writer, e *game.Event) error {
 	case e.Bits < 0 || e.Bits > game.MaxEventBits || e.Bits > len(e.Data)*8:
 		return fmt.Errorf("%w: event payload of %d bits", game.ErrRange, e.Bits)
 	}
-	w.WriteBits(uint32(e.Entity), game.EntityNumBits)
+	w.WriteBits(uint32(e.Entity), EntityNumBits)
 	w.WriteBits(uint32(e.ID), 8)
 	w.WriteBits(uint32(e.Frame), 32)
 	w.WriteBits(uint32(e.Bits), eventLenBits)
 	if e.Bits > 0 {
-		w.WriteBitsFrom(e.Data, e.Bits)
+		bitops.WriteBitsFrom(w, e.Data, e.Bits)
 	}
 	return nil
 }
@@ -57,7 +66,7 @@ func Read(r *bitmsg.Reader, e *game.Event, buf []byte) error {
 	if len(buf) < game.MaxEventBytes {
 		return fmt.Errorf("events: event buffer of %d bytes, need %d", len(buf), game.MaxEventBytes)
 	}
-	ent := r.ReadBits(game.EntityNumBits)
+	ent := r.ReadBits(EntityNumBits)
 	id := r.ReadBits(8)
 	frame := int32(r.ReadBits(32))
 	n := int(r.ReadBits(eventLenBits))

@@ -5,7 +5,12 @@ import (
 
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/bitlayout"
 )
+
+// bitops starts an entity's state encoding and takes the bits written (bitmsg hands that
+// plumbing to internal/bitlayout).
+var bitops = bitlayout.Get[bitmsg.Writer, bitmsg.DeltaWriter, bitmsg.DeltaReader, bitmsg.Reader]()
 
 // stateHasher hashes a peer's whole game state for the desync check: the
 // encoding each entity and each non-PVS state writes (WriteSnapshot, the
@@ -62,12 +67,12 @@ func (s *stateHasher) hash(g game.Game) (uint64, error) {
 
 // encode writes one entity's or state's snapshot encoding into the buffer.
 func (s *stateHasher) encode(w game.Snapshotter) ([]byte, int, error) {
-	s.dw.Reset(nil, 0, nil, s.buf[:])
+	bitops.ResetWriter(s.dw, nil, 0, nil, s.buf[:])
 	w.WriteSnapshot(s.dw)
 	if err := s.dw.Err(); err != nil {
 		return nil, 0, err
 	}
-	st, nbits := s.dw.State()
+	st, nbits := bitops.WriterState(s.dw)
 	return st, nbits, nil
 }
 

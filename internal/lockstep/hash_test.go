@@ -36,12 +36,12 @@ func referenceHash(t *testing.T, g game.Game) uint64 {
 	h := fnv.New64a()
 	put := func(s game.Snapshotter) {
 		dw := new(bitmsg.DeltaWriter)
-		dw.Reset(nil, 0, nil, make([]byte, game.MaxStateBytes))
+		bitops.ResetWriter(dw, nil, 0, nil, make([]byte, game.MaxStateBytes))
 		s.WriteSnapshot(dw)
 		if err := dw.Err(); err != nil {
 			t.Fatal(err)
 		}
-		st, nbits := dw.State()
+		st, nbits := bitops.WriterState(dw)
 		h.Write(binary.LittleEndian.AppendUint16(nil, uint16(nbits)))
 		h.Write(st[:(nbits+7)/8])
 	}

@@ -3,9 +3,14 @@ package matchsim
 import (
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/bitlayout"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/zrle"
 )
+
+// bitops starts an entity's delta and takes its new state, as the snapshot encoder does
+// (bitmsg hands that plumbing to internal/bitlayout).
+var bitops = bitlayout.Get[bitmsg.Writer, bitmsg.DeltaWriter, bitmsg.DeltaReader, bitmsg.Reader]()
 
 // measurer re-encodes the snapshots clients receive to measure what each
 // compression step of DOOM III saves (§6), in bits, with the real codecs:
@@ -148,9 +153,9 @@ func (m *measurer) build(enc *snapshot.Encoder, in *snapshot.Input, hd *snapshot
 func (m *measurer) variables(s game.Snapshotter) (vars, bits uint64, ok bool) {
 	out := &m.vw
 	out.Reset(m.dwOut)
-	m.dw.Reset(nil, 0, out, m.stBuf)
+	bitops.ResetWriter(m.dw, nil, 0, out, m.stBuf)
 	s.WriteSnapshot(m.dw)
-	_, nb := m.dw.State()
+	_, nb := bitops.WriterState(m.dw)
 	if m.dw.Err() != nil || out.Err() != nil {
 		m.errors++
 		return 0, 0, false

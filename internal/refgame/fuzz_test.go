@@ -21,7 +21,7 @@ func FuzzEntityState(f *testing.F) {
 		var out bitmsg.Writer
 		var dw bitmsg.DeltaWriter
 		out.Reset(msg[:])
-		dw.Reset(nil, 0, &out, make([]byte, game.MaxStateBytes))
+		bitops.ResetWriter(&dw, nil, 0, &out, make([]byte, game.MaxStateBytes))
 		e.WriteSnapshot(&dw)
 		f.Add(uint8(typ), append([]byte(nil), out.Bytes()...))
 	}
@@ -34,7 +34,7 @@ func FuzzEntityState(f *testing.F) {
 		}
 		var dr bitmsg.DeltaReader
 		in := bitmsg.NewReader(data, len(data)*8)
-		dr.Reset(nil, 0, in, make([]byte, game.MaxStateBytes))
+		bitops.ResetReader(&dr, nil, 0, in, make([]byte, game.MaxStateBytes))
 		e.ReadSnapshot(&dr)
 		if dr.Err() != nil {
 			return

@@ -196,11 +196,11 @@ func TestArchitecture(t *testing.T) {
 		"internal/netchan":    {"internal/zrle", "internal/entropy"},
 		"internal/snapshot":   {"bitmsg", "game", "internal/bitlayout", "internal/usercmd", "internal/events"},
 		"internal/usercmd":    {"bitmsg", "game"},
-		"internal/events":     {"bitmsg", "game"},
+		"internal/events":     {"bitmsg", "game", "internal/bitlayout"},
 		"game":                {"bitmsg"},
 
 		"internal/entropy":   nil,
-		"internal/lockstep":  {"bitmsg", "game"},
+		"internal/lockstep":  {"bitmsg", "game", "internal/bitlayout"},
 		"internal/ratelimit": nil,
 		"internal/transport": nil,
 		"cmd/internal/rtc":   {"internal/transport", "cmd/internal/signalling"},

@@ -1,14 +1,17 @@
 // Package serverhook reaches what package server keeps out of its public
 // API: the test hooks (OnFrame, OnApply), the reproducible seed, the
-// clocks and the full channel configuration a harness sets, and every
+// clocks and the full channel configuration a harness sets, every
 // counter the server keeps (the public server.Stats and
-// server.ClientStats hold what an operator reads). Tests, the match
-// harness (internal/matchsim) and the tools' metrics (cmd/internal/
-// servermetrics) use it; a game developer never does.
+// server.ClientStats hold what an operator reads), and what only
+// snapwire serve's Quake 3 face and its WebRTC transport use (the
+// connectionless query hook and sends, the runner as a transport.Host).
+// Tests, the match harness (internal/matchsim) and the tools (cmd/snapwire,
+// cmd/internal/servermetrics, cmd/internal/rtc) use it; a game developer
+// never does.
 //
 // Package server registers the functions below when it is initialised
 // (it imports this package, so this one cannot name its types): cfg is a
-// *server.Config and s a *server.Server.
+// *server.Config, s a *server.Server and r a *server.Runner.
 package serverhook
 
 import (
@@ -18,6 +21,7 @@ import (
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/snapshot"
+	"github.com/snapwire/snapwire/internal/transport"
 )
 
 // Hooks are a server's internal settings. Zero fields take the defaults
@@ -46,6 +50,17 @@ type Hooks struct {
 	// (a runner passes a monotonic clock; nil: not timed). Nothing the
 	// server does depends on it.
 	Stopwatch func() time.Duration
+	// OnConnectionless, if set, is called for every connectionless packet
+	// that is not a snapwire handshake message (the first payload byte is
+	// 0x20 or above), such as Quake 3's text queries "getinfo xxx" and
+	// "getstatus xxx"; payload is what follows the FF FF FF FF prefix.
+	// reply sends FF FF FF FF and p to from. payload and reply are valid
+	// only during the call, which runs on the goroutine that owns the
+	// server (the Runner's). The source address of a connectionless
+	// packet is not verified: a handler that answers with more bytes than
+	// it received lends itself to amplification (a Quake 3 server
+	// rate-limits such queries per address).
+	OnConnectionless func(now time.Duration, from netip.AddrPort, payload []byte, reply func(p []byte))
 	// Channel is the configuration of every client's channel (MTU,
 	// MaxReliableBytes, ...); a non-zero server.Config.Rate replaces its
 	// Rate.
@@ -60,7 +75,7 @@ type Stats struct {
 	Refused     uint64
 	BadCookies  uint64
 	Challenges  uint64
-	Queries     uint64 // connectionless packets passed to OnConnectionless
+	Queries     uint64 // connectionless packets passed to Hooks.OnConnectionless
 	Timeouts    uint64
 	Disconnects uint64
 	BadPackets  uint64 // channel packets rejected or unparsable
@@ -143,6 +158,9 @@ type Funcs struct {
 	Client   func(s any, n game.ClientNum) (ClientStats, bool)
 	Clients  func(s any) []ClientStats
 	BaseHash func(s any, n game.ClientNum) (uint64, snapshot.Seq, bool)
+	// SendConnectionless and Host: see the functions of the same names.
+	SendConnectionless func(s any, to netip.AddrPort, payload []byte)
+	Host               func(r any) transport.Host
 }
 
 var funcs Funcs
@@ -177,6 +195,27 @@ func Clients(s any) []ClientStats { return funcs.Clients(s) }
 // BaseHash returns the hash and sequence of client n's common base on s
 // (a *server.Server).
 func BaseHash(s any, n game.ClientNum) (uint64, snapshot.Seq, bool) { return funcs.BaseHash(s, n) }
+
+// SendConnectionless sends a connectionless packet (0xFFFFFFFF, then
+// payload) to to through the Sender of s (a *server.Server), from its
+// socket: a Quake 3 master heartbeat, for one, which the master verifies
+// by a getinfo to the address it came from (snapwire serve). Call it on
+// the goroutine that owns s (server.Runner.Do).
+func SendConnectionless(s any, to netip.AddrPort, payload []byte) {
+	funcs.SendConnectionless(s, to, payload)
+}
+
+// Host returns r (a *server.Runner) as the host a second transport
+// attaches to (internal/transport; the WebRTC data channels of
+// cmd/internal/rtc): its Attach routes the server's sends to the
+// transport's addresses and has the socket drop datagrams from them; it
+// must be called before r runs, at most once. Its Inject hands the server
+// a packet from an address of the attached transport, on the goroutine
+// that owns it, as if the socket had read it: it copies pkt, never
+// blocks, allocates nothing, is safe from any goroutine, and returns false
+// when it drops the packet (no transport owns the address, the packet
+// buffer pool is full or pkt is longer than a buffer, 2048 bytes).
+func Host(r any) transport.Host { return funcs.Host(r) }
 
 // DurationBuckets are the upper bounds (inclusive) of DurationHistogram's
 // buckets: from 10 µs to 50 ms, about three a decade, for frame and

@@ -81,22 +81,22 @@ func (b *CommonBase) Init(world game.World, states []game.Snapshotter) error {
 		if typ == game.NoType {
 			return fmt.Errorf("%w: entity %d has no type", ErrInput, n)
 		}
-		dw.Reset(nil, 0, nil, buf[:])
+		bitops.ResetWriter(dw, nil, 0, nil, buf[:])
 		e.WriteSnapshot(dw)
 		if err := dw.Err(); err != nil {
 			return fmt.Errorf("snapshot: base state of entity %d: %w", n, err)
 		}
-		st, nb := dw.State()
+		st, nb := bitops.WriterState(dw)
 		b.store(&b.ents[n], st, nb)
 		b.ents[n].typ = typ
 	}
 	for id, s := range states {
-		dw.Reset(nil, 0, nil, buf[:])
+		bitops.ResetWriter(dw, nil, 0, nil, buf[:])
 		s.WriteSnapshot(dw)
 		if err := dw.Err(); err != nil {
 			return fmt.Errorf("snapshot: base state %d: %w", id, err)
 		}
-		st, nb := dw.State()
+		st, nb := bitops.WriterState(dw)
 		b.store(&b.states[id], st, nb)
 	}
 	return nil

@@ -9,4 +9,4 @@ import (
 // recording and replay, whether a delta changed, keeping written bits),
 // which bitmsg keeps out of its public API and hands over through
 // internal/bitlayout.
-var bitops = bitlayout.Get[bitmsg.Writer, bitmsg.DeltaWriter, bitmsg.DeltaReader]()
+var bitops = bitlayout.Get[bitmsg.Writer, bitmsg.DeltaWriter, bitmsg.DeltaReader, bitmsg.Reader]()

@@ -471,13 +471,13 @@ func (c *FrameCache) encode(n game.EntityNum, ce *cacheEntry, world Entities, gv
 	if !known(reg, typ) {
 		return fmt.Errorf("%w: entity %d has unregistered type %d", ErrInput, n, typ)
 	}
-	c.dw.Reset(nil, 0, nil, c.scratch[:game.MaxStateBytes])
+	bitops.ResetWriter(&c.dw, nil, 0, nil, c.scratch[:game.MaxStateBytes])
 	bitops.RecordLayout(&c.dw, &c.layouts[n])
 	ent.WriteSnapshot(&c.dw)
 	if err := c.dw.Err(); err != nil {
 		return fmt.Errorf("snapshot: entity %d (type %d): %w", n, typ, err)
 	}
-	st, nbits := c.dw.State()
+	st, nbits := bitops.WriterState(&c.dw)
 	nb := (nbits + 7) / 8
 	// The version stays while the bits do (the same type and bits as its slot holds).
 	ver := uint64(0)
@@ -608,13 +608,13 @@ func (c *FrameCache) stateOf(s game.Snapshotter, hint *int32) (*stateEntry, erro
 	}
 	se := &c.states[c.nstates]
 	off := c.reserve()
-	c.dw.Reset(nil, 0, nil, c.buf[off:off+game.MaxStateBytes])
+	bitops.ResetWriter(&c.dw, nil, 0, nil, c.buf[off:off+game.MaxStateBytes])
 	bitops.RecordLayout(&c.dw, &se.layout)
 	s.WriteSnapshot(&c.dw)
 	if err := c.dw.Err(); err != nil {
 		return nil, err
 	}
-	_, nbits := c.dw.State()
+	_, nbits := bitops.WriterState(&c.dw)
 	c.buf = c.buf[:off+(nbits+7)/8]
 	se.s, se.bits, se.off, se.nmemo = s, uint16(nbits), uint32(off), 0
 	if hint != nil {
@@ -655,7 +655,7 @@ func (c *FrameCache) memoFind(n game.EntityNum, ce *cacheEntry, baseVer uint64) 
 // distinct base. A base of unknown version is written without the memo.
 func (c *FrameCache) writeEntDelta(w *bitmsg.Writer, n game.EntityNum, ce *cacheEntry, st []byte, nbits int, base []byte, baseBits int, baseVer uint64, rec *memoRec) {
 	if rec != nil && rec.outBits != memoNoOut {
-		w.WriteBitsFrom(c.memoBuf[rec.outOff:cap(c.memoBuf)], int(rec.outBits)) // words past the bits: the fast reads
+		bitops.WriteBitsFrom(w, c.memoBuf[rec.outOff:cap(c.memoBuf)], int(rec.outBits)) // words past the bits: the fast reads
 		c.memoHits++
 		return
 	}
@@ -697,7 +697,7 @@ func (c *FrameCache) writeStateDelta(w *bitmsg.Writer, se *stateEntry, st []byte
 	for i := range se.nmemo {
 		m := &se.memo[i]
 		if int(m.baseBits) == baseBits && string(c.memoBuf[m.baseOff:m.baseOff+nbb]) == string(base[:nbb]) {
-			w.WriteBitsFrom(c.memoBuf[m.outOff:cap(c.memoBuf)], int(m.outBits)) // words past the bits: the fast reads
+			bitops.WriteBitsFrom(w, c.memoBuf[m.outOff:cap(c.memoBuf)], int(m.outBits)) // words past the bits: the fast reads
 			c.stateHits++
 			return
 		}

@@ -141,6 +141,6 @@ func writeBitsRange(w *bitmsg.Writer, src []byte, start, n int) {
 		start, n = start+lead, n-lead
 	}
 	if n > 0 {
-		w.WriteBitsFrom(src[start>>3:], n)
+		bitops.WriteBitsFrom(w, src[start>>3:], n)
 	}
 }

@@ -59,7 +59,7 @@ func TestWriteCmdDeltaMatchesGame(t *testing.T) {
 		clear(b1)
 		clear(b2)
 		w1.WriteBits(rng.Uint32()>>(32-lead), lead)
-		w2.WriteBitsFrom(w1.Bytes(), w1.Len())
+		bitops.WriteBitsFrom(w2, w1.Bytes(), w1.Len())
 		// Half the commands come after a next code, which writeCmdDelta takes along.
 		code, n := uint32(0), 0
 		if i%2 == 1 {

@@ -180,7 +180,7 @@ func (d *Decoder) decodeEntities(r *bitmsg.Reader, s *Snapshot, p *pending) erro
 		if err != nil {
 			return err
 		}
-		d.dr.Reset(bstate, bbits, r, d.state[:])
+		bitops.ResetReader(d.dr, bstate, bbits, r, d.state[:])
 		ent.ReadSnapshot(d.dr)
 		if err := d.dr.Err(); err != nil {
 			return fmt.Errorf("%w: entity %d (type %d): %w", ErrCorrupt, n, es.Type, err)
@@ -188,7 +188,7 @@ func (d *Decoder) decodeEntities(r *bitmsg.Reader, s *Snapshot, p *pending) erro
 		if !es.Spawn && !bitops.ReaderChanged(d.dr) {
 			return fmt.Errorf("%w: entity %d written without a change", ErrCorrupt, n)
 		}
-		st, nb := d.dr.State()
+		st, nb := bitops.ReaderState(d.dr)
 		d.addEntity(s, &es, st, nb)
 		p.addEnt(n, es.Type, st, nb, 0)
 		next = -1
@@ -213,7 +213,7 @@ func (d *Decoder) decodeStates(r *bitmsg.Reader, s *Snapshot, p *pending) error 
 			d.addState(s, false, bstate, bbits)
 			continue
 		}
-		d.dr.Reset(bstate, bbits, r, d.state[:])
+		bitops.ResetReader(d.dr, bstate, bbits, r, d.state[:])
 		st.ReadSnapshot(d.dr)
 		if err := d.dr.Err(); err != nil {
 			return fmt.Errorf("%w: state %d: %w", ErrCorrupt, id, err)
@@ -221,7 +221,7 @@ func (d *Decoder) decodeStates(r *bitmsg.Reader, s *Snapshot, p *pending) error 
 		if !bitops.ReaderChanged(d.dr) {
 			return fmt.Errorf("%w: state %d written without a change", ErrCorrupt, id)
 		}
-		nst, nb := d.dr.State()
+		nst, nb := bitops.ReaderState(d.dr)
 		d.addState(s, true, nst, nb)
 		p.addState(game.StateID(id), nst, nb)
 	}
@@ -369,15 +369,15 @@ func NewStateCodec() *StateCodec {
 
 // Load makes dst read the full state (nbits bits of state).
 func (c *StateCodec) Load(dst game.Snapshotter, state []byte, nbits int) error {
-	c.dr.Reset(state, nbits, nil, c.buf[:])
+	bitops.ResetReader(c.dr, state, nbits, nil, c.buf[:])
 	dst.ReadSnapshot(c.dr)
 	return c.dr.Err()
 }
 
 // Save returns src's full state; the bytes alias c until the next call.
 func (c *StateCodec) Save(src game.Snapshotter) ([]byte, int, error) {
-	c.dw.Reset(nil, 0, nil, c.buf[:])
+	bitops.ResetWriter(c.dw, nil, 0, nil, c.buf[:])
 	src.WriteSnapshot(c.dw)
-	st, nb := c.dw.State()
+	st, nb := bitops.WriterState(c.dw)
 	return st, nb, c.dw.Err()
 }

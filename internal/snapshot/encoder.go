@@ -269,7 +269,7 @@ func (e *Encoder) writeStates(w *bitmsg.Writer, in *Input, cache *FrameCache, p 
 		bstate, bbits := e.base.State(game.StateID(id))
 		mark := w.Len()
 		w.WriteBool(true)
-		e.dw.Reset(bstate, bbits, w, e.state[:])
+		bitops.ResetWriter(e.dw, bstate, bbits, w, e.state[:])
 		s.WriteSnapshot(e.dw)
 		if err := e.dw.Err(); err != nil {
 			return fmt.Errorf("snapshot: state %d: %w", id, err)
@@ -278,11 +278,11 @@ func (e *Encoder) writeStates(w *bitmsg.Writer, in *Input, cache *FrameCache, p 
 			return fmt.Errorf("snapshot: state %d: %w", id, err)
 		}
 		if !bitops.WriterChanged(e.dw) {
-			w.Truncate(mark)
+			bitops.Truncate(w, mark)
 			w.WriteBool(false)
 			continue
 		}
-		st, nb := e.dw.State()
+		st, nb := bitops.WriterState(e.dw)
 		p.addState(game.StateID(id), st, nb)
 	}
 	return nil
@@ -466,7 +466,7 @@ func (e *Encoder) writeEntities(w *bitmsg.Writer, p *pending) error {
 			w.WriteBits(uint32(m.typ), e.typeBits)
 			bstate, bbits = nil, 0
 		}
-		e.dw.Reset(bstate, bbits, w, e.state[:])
+		bitops.ResetWriter(e.dw, bstate, bbits, w, e.state[:])
 		e.ents[i].WriteSnapshot(e.dw)
 		if err := e.dw.Err(); err != nil {
 			return fmt.Errorf("snapshot: entity %d (type %d): %w", m.num, m.typ, err)
@@ -475,10 +475,10 @@ func (e *Encoder) writeEntities(w *bitmsg.Writer, p *pending) error {
 			return fmt.Errorf("snapshot: entity %d: %w", m.num, err)
 		}
 		if !spawn && !bitops.WriterChanged(e.dw) {
-			w.Truncate(mark) // unchanged: omitted, costs nothing
+			bitops.Truncate(w, mark) // unchanged: omitted, costs nothing
 			continue
 		}
-		st, nb := e.dw.State()
+		st, nb := bitops.WriterState(e.dw)
 		p.addEnt(m.num, m.typ, st, nb, 0)
 		prev = i
 	}
@@ -542,7 +542,7 @@ func (e *Encoder) writeCached(w *bitmsg.Writer, c *FrameCache, p *pending) error
 					rec.close(c, w, pents, pbuf)
 					code, n := nextCode(i - prev - 1)
 					w.WriteBits(code, n) // the run's bits start at the spawn flag
-					w.WriteBitsFrom(c.memoBuf[r.outOff:cap(c.memoBuf)], int(c.runEnts[int(r.first)+k-1].endBit))
+					bitops.WriteBitsFrom(w, c.memoBuf[r.outOff:cap(c.memoBuf)], int(c.runEnts[int(r.first)+k-1].endBit))
 					if err := w.Err(); err != nil {
 						p.ents, p.buf = pents, pbuf
 						return fmt.Errorf("snapshot: entity %d: %w", m.num, err)

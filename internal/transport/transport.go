@@ -29,7 +29,8 @@ type Transport interface {
 	Send(to netip.AddrPort, p []byte)
 }
 
-// Host is a runner a Transport attaches to (server.Runner).
+// Host is a runner a Transport attaches to (a server.Runner, as
+// serverhook.Host returns it).
 type Host interface {
 	// Attach routes the sends to addresses in prefix to send, and has the
 	// socket drop datagrams from them. It must be called before the runner

@@ -30,7 +30,7 @@ func TestSessionWebRTC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, err := rtc.Attach(r, rtc.Config{HostIPs: []netip.Addr{netip.MustParseAddr("127.0.0.1")}})
+	rs, err := rtc.Attach(serverhook.Host(r), rtc.Config{HostIPs: []netip.Addr{netip.MustParseAddr("127.0.0.1")}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@
 // from a real host has such a source, and server.Runner's UDP socket drops
 // any that claims one, so a peer's address names it and nothing else.
 // Server implements transport.Transport, and Attach attaches it to a
-// runner (transport.Host, server.Runner): the core's sends to a peer's
+// runner (transport.Host: serverhook.Host of a server.Runner): the core's sends to a peer's
 // address become data-channel messages, and every message a peer sends
 // enters the core through the runner's Inject, on the goroutine that owns the match (one
 // goroutine owns a match; docs/ARCHITECTURE.md).

@@ -48,7 +48,7 @@ func newMatch(t *testing.T, cfg server.Config, rcfg rtc.Config) *match {
 		t.Fatal(err)
 	}
 	rcfg.HostIPs = loopback
-	rs, err := rtc.Attach(run, rcfg)
+	rs, err := rtc.Attach(serverhook.Host(run), rcfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -603,7 +603,8 @@ func keepCandidatesFrom(offer string, from netip.Addr) string {
 
 // Attach makes a Server whose peers' packets go to r (Config.Inject is
 // r.Inject) and attaches it as r's second transport, before r runs; the
-// Server is closed again if r refuses it. r is a server.Runner.
+// Server is closed again if r refuses it. r is a server.Runner as
+// serverhook.Host returns it.
 func Attach(r transport.Host, cfg Config) (*Server, error) {
 	cfg.Inject = r.Inject
 	s, err := NewServer(cfg)
