@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"regexp"
+	"strconv"
 	"testing"
 )
 
@@ -18,6 +21,15 @@ func TestPublicSurface(t *testing.T) {
 		total += c.Exported
 	}
 	t.Logf("total %d in %d packages (limit %d)", total, len(counts), Limit)
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := regexp.MustCompile(`fields: (\d+) in all today`).FindSubmatch(readme); m == nil {
+		t.Error("README.md no longer quotes the count (\"fields: N in all today\"): update this test")
+	} else if n, _ := strconv.Atoi(string(m[1])); n != total {
+		t.Errorf("README.md says %d exported identifiers, apicount counts %d", n, total)
+	}
 	if total >= Limit {
 		t.Errorf("the public packages export %d identifiers, the limit is under %d: move what a game developer does not need under internal/", total, Limit)
 	}
