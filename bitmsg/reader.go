@@ -316,10 +316,3 @@ func (r *Reader) ReadDir(bitsPerAxis int) [3]float32 {
 	}
 	return d
 }
-
-// Align skips to the next byte boundary; skipping past the end is ErrUnderflow.
-func (r *Reader) align() {
-	if n := (8 - r.pos&7) & 7; n > 0 {
-		r.get(n)
-	}
-}
