@@ -65,9 +65,11 @@ func (u udpCore) Advance(now time.Duration) (time.Duration, bool, error) {
 
 func (u udpCore) Stop(now time.Duration) { u.c.Disconnect(now) }
 
-// Dial binds a UDP socket (on 127.0.0.1 when the server is on loopback,
-// else on all interfaces) and creates a client of game g for the server
-// at addr ("127.0.0.1:27960"); Run connects and plays.
+// Dial binds a UDP socket (on the loopback of the server's address family,
+// 127.0.0.1 or ::1, when the server is on loopback, else on all
+// interfaces) and creates a client of game g for the server at addr
+// ("127.0.0.1:27960", "[::1]:27960" or a host name with a port); Run
+// connects and plays.
 func Dial(addr string, cfg Config, g game.Game, input InputSource) (*Runner, error) {
 	srv, err := netip.ParseAddrPort(addr)
 	if err != nil {
@@ -78,8 +80,13 @@ func Dial(addr string, cfg Config, g game.Game, input InputSource) (*Runner, err
 		srv = ua.AddrPort()
 	}
 	local := &net.UDPAddr{}
-	if srv.Addr().IsLoopback() {
+	if a := srv.Addr().Unmap(); a.IsLoopback() {
+		// The loopback of the server's own family: a socket bound to
+		// 127.0.0.1 cannot reach a server on ::1.
 		local.IP = net.IPv4(127, 0, 0, 1)
+		if a.Is6() {
+			local.IP = net.IPv6loopback
+		}
 	}
 	conn, err := net.ListenUDP("udp", local)
 	if err != nil {
