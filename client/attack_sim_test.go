@@ -9,7 +9,6 @@ package client_test
 
 import (
 	"encoding/binary"
-	"github.com/snapwire/snapwire/internal/serverhook"
 	"math/rand/v2"
 	"net/netip"
 	"testing"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/netsim"
 	"github.com/snapwire/snapwire/server"

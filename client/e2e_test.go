@@ -1,13 +1,13 @@
 package client_test
 
 import (
-	"github.com/snapwire/snapwire/internal/serverhook"
 	"testing"
 	"time"
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/clienthook"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/netsim"
 	"github.com/snapwire/snapwire/server"

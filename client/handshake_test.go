@@ -3,7 +3,6 @@ package client_test
 import (
 	"bytes"
 	"errors"
-	"github.com/snapwire/snapwire/internal/serverhook"
 	"net/netip"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/netsim"

@@ -2,13 +2,13 @@ package client_test
 
 import (
 	"errors"
-	"github.com/snapwire/snapwire/internal/serverhook"
-	"github.com/snapwire/snapwire/internal/tokenwire"
 	"net/netip"
 	"testing"
 	"time"
 
 	"github.com/snapwire/snapwire/client"
+	"github.com/snapwire/snapwire/internal/serverhook"
+	"github.com/snapwire/snapwire/internal/tokenwire"
 	"github.com/snapwire/snapwire/netsim"
 	"github.com/snapwire/snapwire/server"
 	"github.com/snapwire/snapwire/token"

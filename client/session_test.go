@@ -1,7 +1,6 @@
 package client_test
 
 import (
-	"github.com/snapwire/snapwire/internal/serverhook"
 	"net/netip"
 	"testing"
 	"time"
@@ -9,6 +8,7 @@ import (
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/clienthook"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/netsim"

@@ -2,7 +2,6 @@ package client_test
 
 import (
 	"bytes"
-	"github.com/snapwire/snapwire/internal/serverhook"
 	"hash"
 	"hash/fnv"
 	"net/netip"
@@ -13,6 +12,7 @@ import (
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/testgame"

@@ -2,13 +2,13 @@ package client_test
 
 import (
 	"fmt"
-	"github.com/snapwire/snapwire/internal/serverhook"
 	"net/netip"
 	"testing"
 	"time"
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/internal/clienthook"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/server"
 )

@@ -1,11 +1,11 @@
 package client_test
 
 import (
-	"github.com/snapwire/snapwire/internal/serverhook"
 	"testing"
 	"time"
 
 	"github.com/snapwire/snapwire/client"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/netsim"
 	"github.com/snapwire/snapwire/server"
 )

@@ -3,7 +3,6 @@ package server
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/snapwire/snapwire/internal/serverhook"
 	"net/netip"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/snapwire/snapwire/bitmsg"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/internal/testgame"

@@ -2,10 +2,10 @@ package server
 
 import (
 	"bytes"
-	"github.com/snapwire/snapwire/internal/serverhook"
 	"net/netip"
 	"testing"
 
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/testgame"
 )
 

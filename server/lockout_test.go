@@ -6,7 +6,6 @@ package server_test
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/snapwire/snapwire/internal/serverhook"
 	"net/netip"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/netsim"

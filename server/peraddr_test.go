@@ -1,13 +1,13 @@
 package server
 
 import (
-	"github.com/snapwire/snapwire/internal/serverhook"
-	"github.com/snapwire/snapwire/internal/tokenwire"
 	"net/netip"
 	"testing"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/session"
+	"github.com/snapwire/snapwire/internal/tokenwire"
 	"github.com/snapwire/snapwire/token"
 )
 

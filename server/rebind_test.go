@@ -4,13 +4,13 @@ package server_test
 // over netsim.
 
 import (
-	"github.com/snapwire/snapwire/internal/serverhook"
 	"net/netip"
 	"testing"
 	"time"
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/netsim"
 	"github.com/snapwire/snapwire/server"

@@ -5,13 +5,13 @@ package server_test
 
 import (
 	"bytes"
-	"github.com/snapwire/snapwire/internal/serverhook"
 	"net/netip"
 	"testing"
 	"time"
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/internal/netchan"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/server"
 	"github.com/snapwire/snapwire/token"

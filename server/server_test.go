@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"fmt"
-	"github.com/snapwire/snapwire/internal/tokenwire"
 	"net/netip"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/testgame"
+	"github.com/snapwire/snapwire/internal/tokenwire"
 	"github.com/snapwire/snapwire/internal/usercmd"
 	"github.com/snapwire/snapwire/token"
 )

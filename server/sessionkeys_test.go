@@ -4,13 +4,13 @@ package server
 
 import (
 	"fmt"
-	"github.com/snapwire/snapwire/internal/serverhook"
-	"github.com/snapwire/snapwire/internal/tokenwire"
 	"net/netip"
 	"testing"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/session"
+	"github.com/snapwire/snapwire/internal/tokenwire"
 	"github.com/snapwire/snapwire/token"
 )
 

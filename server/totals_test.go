@@ -1,10 +1,11 @@
 package server
 
 import (
-	"github.com/snapwire/snapwire/internal/serverhook"
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/snapwire/snapwire/internal/serverhook"
 )
 
 // Totals sum the clients' counters and never go back when a client

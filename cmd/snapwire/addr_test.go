@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/snapwire/snapwire/internal/tokenwire"
 	"io"
 	"log/slog"
 	"net"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/internal/q3/master"
+	"github.com/snapwire/snapwire/internal/tokenwire"
 	"github.com/snapwire/snapwire/token"
 )
 

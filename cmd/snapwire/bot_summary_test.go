@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/snapwire/snapwire/internal/serverhook"
 	"testing"
 	"time"
 
 	"github.com/snapwire/snapwire/internal/acceptance"
 	"github.com/snapwire/snapwire/internal/refgame"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/server"
 )
 

@@ -5,7 +5,6 @@ package matchsim
 // scenarios package client shows with internal/testgame.
 
 import (
-	"github.com/snapwire/snapwire/internal/serverhook"
 	"net/netip"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/refgame"
+	"github.com/snapwire/snapwire/internal/serverhook"
 )
 
 // newTestHarness is newHarness for a test, failing it on error.

@@ -3,7 +3,6 @@ package matchsim
 import (
 	"errors"
 	"fmt"
-	"github.com/snapwire/snapwire/internal/serverhook"
 	"math"
 	"net/netip"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/internal/report"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/netsim"
 	"github.com/snapwire/snapwire/server"

@@ -1,13 +1,13 @@
 package matchsim
 
 import (
-	"github.com/snapwire/snapwire/internal/serverhook"
 	"math"
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/report"
+	"github.com/snapwire/snapwire/internal/serverhook"
 )
 
 // Result is what a demo run measured; its JSON is the output of

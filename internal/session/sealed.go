@@ -8,9 +8,10 @@ import (
 	"errors"
 	"fmt"
 
+	"golang.org/x/crypto/chacha20poly1305"
+
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/netchan"
-	"golang.org/x/crypto/chacha20poly1305"
 )
 
 // KindSealedAccept is a secure server's accept (SealedAccept). A client

@@ -2,7 +2,6 @@ package play
 
 import (
 	"context"
-	"github.com/snapwire/snapwire/internal/serverhook"
 	"image/color"
 	"math"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/refgame"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/testwait"
 	"github.com/snapwire/snapwire/server"
 )

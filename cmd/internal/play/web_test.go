@@ -4,7 +4,6 @@ package play
 
 import (
 	"context"
-	"github.com/snapwire/snapwire/internal/serverhook"
 	"net"
 	"net/http"
 	"net/netip"
@@ -14,6 +13,7 @@ import (
 	"github.com/snapwire/snapwire/cmd/internal/rtc"
 	"github.com/snapwire/snapwire/internal/acceptance"
 	"github.com/snapwire/snapwire/internal/refgame"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/server"
 )
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pion/datachannel"
 	"github.com/pion/webrtc/v4"
+
 	"github.com/snapwire/snapwire/cmd/internal/signalling"
 )
 

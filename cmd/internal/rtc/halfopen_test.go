@@ -2,7 +2,6 @@ package rtc
 
 import (
 	"context"
-	"github.com/snapwire/snapwire/internal/acceptance"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"github.com/pion/webrtc/v4"
+
+	"github.com/snapwire/snapwire/internal/acceptance"
 )
 
 // testOffer is a real offer (pion's, the data channel negotiated as the

@@ -2,7 +2,6 @@ package rtc_test
 
 import (
 	"context"
-	"github.com/snapwire/snapwire/internal/serverhook"
 	"io"
 	"net"
 	"net/http"
@@ -20,6 +19,7 @@ import (
 	"github.com/snapwire/snapwire/internal/acceptance"
 	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/refgame"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/server"
 )

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/pion/webrtc/v4"
+
 	"github.com/snapwire/snapwire/internal/transport"
 )
 

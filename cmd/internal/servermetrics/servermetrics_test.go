@@ -2,7 +2,6 @@ package servermetrics
 
 import (
 	"context"
-	"github.com/snapwire/snapwire/internal/serverhook"
 	"maps"
 	"net"
 	"sync"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/internal/testwait"
 	"github.com/snapwire/snapwire/server"
