@@ -5,7 +5,6 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -26,72 +25,22 @@ type PackageCount struct {
 // published beside the library.
 func Count(root string) ([]PackageCount, error) {
 	byDir := map[string]int{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			name := d.Name()
-			if rel != "." && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") ||
-				name == "testdata" || name == "internal" || name == "node_modules" || rel == "examples") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		n, isMain, err := countFile(path)
-		if err != nil {
-			return err
-		}
-		if isMain {
-			byDir[filepath.ToSlash(filepath.Dir(rel))] = -1 << 30 // a command, not a package
-			return nil
-		}
-		byDir[filepath.ToSlash(filepath.Dir(rel))] += n
-		return nil
+	err := walkPublic(root, func(rel string, _ *token.FileSet, f *ast.File) {
+		byDir[filepath.ToSlash(filepath.Dir(rel))] += countFile(f)
 	})
 	if err != nil {
 		return nil, err
 	}
 	var out []PackageCount
 	for dir, n := range byDir {
-		if n < 0 {
-			continue
-		}
 		out = append(out, PackageCount{Package: dir, Exported: n})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Package < out[j].Package })
 	return out, nil
 }
 
-// countFile counts one file's exported identifiers. Files that a build
-// constraint keeps out of every ordinary build (//go:build ignore) are skipped.
-func countFile(path string) (n int, isMain bool, err error) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return 0, false, err
-	}
-	f, err := parser.ParseFile(token.NewFileSet(), path, src, parser.ParseComments)
-	if err != nil {
-		return 0, false, err
-	}
-	if f.Name.Name == "main" {
-		return 0, true, nil
-	}
-	for _, cg := range f.Comments {
-		if cg.Pos() >= f.Package {
-			break
-		}
-		for _, c := range cg.List {
-			if strings.HasPrefix(c.Text, "//go:build") && strings.Contains(c.Text, "ignore") {
-				return 0, false, nil
-			}
-		}
-	}
+// countFile counts one file's exported identifiers.
+func countFile(f *ast.File) (n int) {
 	for _, decl := range f.Decls {
 		switch d := decl.(type) {
 		case *ast.FuncDecl:
@@ -121,7 +70,7 @@ func countFile(path string) (n int, isMain bool, err error) {
 			}
 		}
 	}
-	return n, false, nil
+	return n
 }
 
 // exportedMembers counts a struct's exported fields (embedded ones included)
@@ -281,7 +230,9 @@ func InternalTypes(root string) ([]InternalUse, error) {
 }
 
 // walkPublic calls fn for every non-test Go file of a public, non-main
-// package under root, with the same skips as Count.
+// package under root: it skips directories named internal, testdata or
+// node_modules, dot and underscore directories, examples/, and files that
+// //go:build ignore keeps out of every ordinary build.
 func walkPublic(root string, fn func(path string, fset *token.FileSet, f *ast.File)) error {
 	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -301,14 +252,30 @@ func walkPublic(root string, fn func(path string, fset *token.FileSet, f *ast.Fi
 			return nil
 		}
 		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
 			return err
 		}
-		if f.Name.Name == "main" {
-			return nil
+		if f.Name.Name == "main" || buildIgnored(f) {
+			return nil // a command, or a file no ordinary build compiles
 		}
 		fn(rel, fset, f)
 		return nil
 	})
+}
+
+// buildIgnored reports whether a //go:build line before the package clause
+// names the ignore tag.
+func buildIgnored(f *ast.File) bool {
+	for _, cg := range f.Comments {
+		if cg.Pos() >= f.Package {
+			break
+		}
+		for _, c := range cg.List {
+			if strings.HasPrefix(c.Text, "//go:build") && strings.Contains(c.Text, "ignore") {
+				return true
+			}
+		}
+	}
+	return false
 }

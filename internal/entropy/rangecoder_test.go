@@ -4,45 +4,18 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/snapwire/snapwire/internal/entropy/entropytest"
 )
 
-// sparseBodies are bodies like bit-packed deltas, from a seeded generator:
-// fields written bit by bit in bitmsg's order (each byte from its least
-// significant bit), each a change flag that is mostly 0 and, when set, a
-// 10-bit value that is mostly small.
-func sparseBodies(seed uint64, n, size int) [][]byte {
-	rng := rand.New(rand.NewPCG(seed, 7))
-	out := make([][]byte, n)
-	for i := range out {
-		b := make([]byte, size/2+rng.IntN(size))
-		bit := 0
-		put := func(v uint32, w int) {
-			for k := 0; k < w && bit < 8*len(b); k++ {
-				b[bit/8] |= byte(v>>k&1) << (bit % 8)
-				bit++
-			}
-		}
-		for bit < 8*len(b) {
-			if rng.IntN(5) != 0 {
-				put(0, 1)
-				continue
-			}
-			put(1, 1)
-			put(uint32(rng.IntN(1+rng.IntN(1024)>>rng.IntN(8))), 10)
-		}
-		out[i] = b
-	}
-	return out
-}
-
-var testEntropy = TrainModel(sparseBodies(1, 200, 200))
+var testEntropy = TrainModel(entropytest.SparseBodies(1, 200, 200))
 
 // The range coder round-trips every body, and its streams are canonical.
 func TestEntropyRoundTrip(t *testing.T) {
 	var e RangeEncoder
 	var d RangeDecoder
 	rng := rand.New(rand.NewPCG(3, 4))
-	bodies := append(sparseBodies(2, 100, 300), []byte{}, []byte{0}, []byte{0xFF}, bytes.Repeat([]byte{0}, 1000))
+	bodies := append(entropytest.SparseBodies(2, 100, 300), []byte{}, []byte{0}, []byte{0xFF}, bytes.Repeat([]byte{0}, 1000))
 	for range 50 {
 		b := make([]byte, rng.IntN(500))
 		for j := range b {
@@ -88,7 +61,7 @@ func TestModelBinary(t *testing.T) {
 // stream is not unique: several streams decode to one body.)
 func FuzzEntropyDecode(f *testing.F) {
 	var e RangeEncoder
-	for _, b := range sparseBodies(10, 20, 100) {
+	for _, b := range entropytest.SparseBodies(10, 20, 100) {
 		dst := make([]byte, 2*len(b)+16)
 		n := e.Encode(testEntropy, dst, b)
 		f.Add(dst[:n], uint16(len(b)))

@@ -7,47 +7,19 @@ import (
 	"testing"
 
 	"github.com/snapwire/snapwire/internal/entropy"
+	"github.com/snapwire/snapwire/internal/entropy/entropytest"
 )
 
 // The channel's entropy stage (Config.Entropy, package internal/entropy's
 // range coder): chosen only when it wins, decoded within the limits.
 
-// sparseBodies (as in internal/entropy's tests) are bodies like bit-packed deltas, from a seeded generator:
-// fields written bit by bit in bitmsg's order (each byte from its least
-// significant bit), each a change flag that is mostly 0 and, when set, a
-// 10-bit value that is mostly small.
-func sparseBodies(seed uint64, n, size int) [][]byte {
-	rng := rand.New(rand.NewPCG(seed, 7))
-	out := make([][]byte, n)
-	for i := range out {
-		b := make([]byte, size/2+rng.IntN(size))
-		bit := 0
-		put := func(v uint32, w int) {
-			for k := 0; k < w && bit < 8*len(b); k++ {
-				b[bit/8] |= byte(v>>k&1) << (bit % 8)
-				bit++
-			}
-		}
-		for bit < 8*len(b) {
-			if rng.IntN(5) != 0 {
-				put(0, 1)
-				continue
-			}
-			put(1, 1)
-			put(uint32(rng.IntN(1+rng.IntN(1024)>>rng.IntN(8))), 10)
-		}
-		out[i] = b
-	}
-	return out
-}
-
-var testEntropy = entropy.TrainModel(sparseBodies(1, 200, 200))
+var testEntropy = entropy.TrainModel(entropytest.SparseBodies(1, 200, 200))
 
 // On sparse bodies like the ones it was trained on, the entropy stage is
 // shorter than zrle and than a Huffman code trained on the same bodies.
 func TestEntropyBeatsZrleAndHuffmanOnSparseBodies(t *testing.T) {
 	var freq [256]uint64
-	for _, b := range sparseBodies(1, 200, 200) {
+	for _, b := range entropytest.SparseBodies(1, 200, 200) {
 		for _, c := range b {
 			freq[c]++
 		}
@@ -57,7 +29,7 @@ func TestEntropyBeatsZrleAndHuffmanOnSparseBodies(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rc, hf, zr, chosen int
-	for _, body := range sparseBodies(9, 100, 200) {
+	for _, body := range entropytest.SparseBodies(9, 100, 200) {
 		plain := New(Config{MTU: 65000, Huffman: huff}, 1)
 		coded := New(Config{MTU: 65000, Huffman: huff, Entropy: testEntropy}, 1)
 		zonly := New(Config{MTU: 65000}, 1)
@@ -93,7 +65,7 @@ func TestEntropyOnlyWhenShorter(t *testing.T) {
 	if p[0]&(flagCompressed|flagHuffman) != 0 {
 		t.Fatalf("incompressible body sent with flags %x", p[0])
 	}
-	sparse := sparseBodies(4, 1, 200)[0]
+	sparse := entropytest.SparseBodies(4, 1, 200)[0]
 	q := capture(t, New(Config{Entropy: testEntropy}, 1), 0, 1, sparse)[0]
 	if err := New(Config{}, 1).Receive(0, q, &countHandler{}); !errors.Is(err, ErrNoEntropyModel) {
 		t.Fatalf("no model: %v", err)
@@ -102,7 +74,7 @@ func TestEntropyOnlyWhenShorter(t *testing.T) {
 
 // Sending and receiving through the entropy stage allocates nothing.
 func TestEntropyNoAllocs(t *testing.T) {
-	body := sparseBodies(8, 1, 200)[0]
+	body := entropytest.SparseBodies(8, 1, 200)[0]
 	a, b := New(Config{Entropy: testEntropy}, 1), New(Config{Entropy: testEntropy}, 1)
 	var h countHandler
 	var now int64

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/snapwire/snapwire/internal/entropy/entropytest"
 )
 
 // realPackets returns packets of every kind the sender makes, for id 0x0102:
@@ -31,7 +33,7 @@ func realPackets(t testing.TB) [][]byte {
 	_ = h.QueueReliable([]byte{1, 2})
 	out = append(out, capture(t, h, 0, 1, huffmanFriendly())...)
 	e := New(Config{MTU: 200, Huffman: testHuffman, Entropy: testEntropy}, 0x0102)
-	for _, body := range sparseBodies(12, 3, 150) {
+	for _, body := range entropytest.SparseBodies(12, 3, 150) {
 		out = append(out, capture(t, e, 0, 1, body)...) // entropy coded, one fragmented
 	}
 	return out
