@@ -264,7 +264,7 @@ func walkPublic(root string, fn func(path string, fset *token.FileSet, f *ast.Fi
 	})
 }
 
-// buildIgnored reports whether a //go:build line before the package clause
+// buildIgnored reports whether a //go:build line above the package line
 // names the ignore tag.
 func buildIgnored(f *ast.File) bool {
 	for _, cg := range f.Comments {
