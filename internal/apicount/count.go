@@ -264,7 +264,7 @@ func walkPublic(root string, fn func(path string, fset *token.FileSet, f *ast.Fi
 	})
 }
 
-// buildIgnored reports whether a //go:build line above the package line
+// buildIgnored reports whether a //go:build line at the top of the file
 // names the ignore tag.
 func buildIgnored(f *ast.File) bool {
 	for _, cg := range f.Comments {
