@@ -12,6 +12,7 @@ type EntityTable struct {
 	ents  [MaxEntities]Entity
 	types [MaxEntities]TypeID
 	count int
+	nums  numbers // Add's free numbers (numbers.go)
 }
 
 // NewEntityTable returns an empty table creating entities from reg.
@@ -62,18 +63,21 @@ func (t *EntityTable) Put(n EntityNum, typ TypeID, e Entity) error {
 	}
 	if t.ents[n] == nil {
 		t.count++
+		t.nums.take(n)
 	}
 	t.ents[n], t.types[n] = e, typ
 	return nil
 }
 
-// Remove deletes entity n if it exists.
+// Remove deletes entity n if it exists. Add does not hand out its number
+// again before Recycle releases it.
 func (t *EntityTable) Remove(n EntityNum) {
 	if int(n) >= MaxEntities || t.ents[n] == nil {
 		return
 	}
 	t.ents[n], t.types[n] = nil, NoType
 	t.count--
+	t.nums.hold(n)
 }
 
 // Len returns the number of live entities.

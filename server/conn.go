@@ -84,6 +84,11 @@ type client struct {
 	name      string
 	ch        *netchan.Channel
 	enc       *snapshot.Encoder
+	// baseFrame is the frame of the world the client's base holds (the
+	// last applied snapshot's, or the map's), snapFrames the frames of the
+	// snapshots built, by sequence number (recycle.go).
+	baseFrame  game.Frame
+	snapFrames [snapshot.RingSize]sentSnapshot
 	// lastApply is the sequence of the last "apply S" queued in this game:
 	// applies are sent as the distance from it (session.Apply).
 	lastApply snapshot.Seq
@@ -170,6 +175,7 @@ func (c *client) enterGame() {
 	c.enc = snapshot.NewEncoder(c.s.reg)
 	c.enc.Base().CopyFrom(c.s.mapBase)
 	c.lastApply = 0 // the client resets its own when it loads the game
+	c.resetBase()
 	c.inGame = true
 	c.resetCmds()
 	c.evCursor = c.s.unrelAt + uint64(len(c.s.unrel))
@@ -189,6 +195,7 @@ func (c *client) leaveGame() {
 	c.enc = snapshot.NewEncoder(c.s.reg)
 	c.enc.Base().CopyFrom(c.s.mapBase)
 	c.lastApply = 0 // the client resets its own when it loads the game
+	c.resetBase()
 }
 
 func (c *client) resetCmds() {
@@ -328,6 +335,7 @@ func (h *chanHandler) Unreliable(typ netchan.MessageType, msg []byte) {
 	if hdr.Ack != 0 {
 		if m, ok := c.enc.Ack(hdr.Ack); ok {
 			c.stats.AcksApplied++
+			c.applied(m.Seq)
 			if c.s.cfg.OnApply != nil {
 				c.s.cfg.OnApply(c.num, m.Seq, c.enc.Base())
 			}
@@ -519,8 +527,11 @@ func (c *client) prepareSnapshot(now time.Duration) bool {
 func (c *client) buildSnapshot(w *bitmsg.Writer, cache *snapshot.FrameCache) error {
 	w.WriteUint32(uint32(c.s.gameID))
 	c.in.Cache = cache
-	_, err := c.enc.Build(w, &c.in)
+	h, err := c.enc.Build(w, &c.in)
 	c.in.Cache = nil
+	if err == nil {
+		c.sent(h)
+	}
 	return err
 }
 

@@ -214,6 +214,8 @@ type Server struct {
 	frame     game.Frame
 	now       time.Duration        // the latest time given by the driver
 	mapBase   *snapshot.CommonBase // the map's states right after Load (§8)
+	loadFrame game.Frame           // the last frame run when the map was loaded
+	recycler  numberRecycler       // the game's, or nil (recycle.go)
 	departed  Totals               // counters of the clients that left
 	refuseLog logLimiter
 
@@ -297,6 +299,7 @@ func New(pub Config, g game.Game, settings string, send Sender) (*Server, error)
 		mapBase:  snapshot.NewCommonBase(g.Registry().NumStates()),
 	}
 	s.replyFn = func(p []byte) { s.sendOOB(s.replyTo, p) }
+	s.recycler, _ = g.(numberRecycler)
 	if !cfg.Deterministic {
 		var seed [32]byte
 		if _, err := crand.Read(seed[:]); err != nil {
@@ -349,6 +352,7 @@ func (s *Server) load(settings string) error {
 		return err
 	}
 	s.settings = settings
+	s.loadFrame = s.frame
 	s.gameID = s.newGameID()
 	if s.history != nil {
 		s.history.reset() // positions on another map mean nothing
@@ -468,6 +472,7 @@ func (s *Server) frameAt(t time.Duration) {
 		}
 	}
 	sortCmds(cmds)
+	s.recycleNumbers(f)
 	s.tick = game.Tick{Frame: f, Cmds: cmds, Events: &s.events}
 	s.g.RunFrame(&s.tick)
 	s.frame = f
