@@ -28,6 +28,14 @@
 //     events: EventSink.SendUnreliableEvent, written to the next snapshot only.
 //   - §8 prediction per entity: EntityType.Mode is Predict (default) or
 //     Interpolate (Quake 3 style, for example for opponents).
+//   - §4.2 entity numbers: an entity's number is its bit in the PVS bit
+//     string. A server-side game spawns at a number it chooses
+//     (World.Spawn) or at the lowest free one (EntityTable.Add), and
+//     despawns with Remove. A removed entity's number is not handed out
+//     again until every client's common base has applied a snapshot
+//     without it: the server reports that frame before each frame
+//     (EntityTable.Recycle), so a client never takes a new entity for the
+//     old one that moved.
 //   - §3.3 user commands (fig. 11): UserCmd is what a player's input gives
 //     for a frame; the client sends them in its command messages, each
 //     delta-compressed against the one before (internal/usercmd), and

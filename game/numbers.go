@@ -121,8 +121,8 @@ func (t *EntityTable) Add(typ TypeID) (EntityNum, Entity, error) {
 // frame, on a Game that has this method (a Game embedding *EntityTable
 // has it): frame is the frame about to run, and every connected client's
 // common base holds a snapshot of frame applied or later (DOOM III §4.2,
-// §8; a client still on the map base counts from the frame the map was
-// loaded). A number Remove frees is held from Add until a Recycle whose
+// §8; a client still on the map base, which no snapshot of a frame before
+// it entered the game reached, counts from that frame). A number Remove frees is held from Add until a Recycle whose
 // applied is after the last frame started when it was removed: from then
 // on, no client's base holds the removed entity in its PVS, so the client
 // sees it leave before the number returns as another entity. Spawn and

@@ -27,8 +27,8 @@ type sentSnapshot struct {
 // server, its copy of the client's base: the client applies the same
 // snapshot before it decodes any snapshot built after, DOOM III §4.2). A
 // client not in the game has no base to protect: it starts from the map
-// base when it enters. With no client in the game every removal so far is
-// released. One pass over the slots, no allocation.
+// base when it enters (resetBase). With no client in the game every
+// removal so far is released. One pass over the slots, no allocation.
 func (s *Server) recycleNumbers(f game.Frame) {
 	if s.recycler == nil {
 		return
@@ -57,9 +57,12 @@ func (c *client) applied(seq snapshot.Seq) {
 	}
 }
 
-// resetBase records that the client's base is the map base: the world
-// right after the map was loaded.
+// resetBase records that the client's base is the map base, as it enters
+// the game (or leaves it): the first snapshot it can get is of the next
+// frame, which lacks every entity removed so far. An entity removed
+// before cannot be in its base's PVS, so for recycling its base holds
+// that frame.
 func (c *client) resetBase() {
-	c.baseFrame = c.s.loadFrame
+	c.baseFrame = c.s.frame + 1
 	c.snapFrames = [snapshot.RingSize]sentSnapshot{}
 }

@@ -214,7 +214,6 @@ type Server struct {
 	frame     game.Frame
 	now       time.Duration        // the latest time given by the driver
 	mapBase   *snapshot.CommonBase // the map's states right after Load (§8)
-	loadFrame game.Frame           // the last frame run when the map was loaded
 	recycler  numberRecycler       // the game's, or nil (recycle.go)
 	departed  Totals               // counters of the clients that left
 	refuseLog logLimiter
@@ -352,7 +351,6 @@ func (s *Server) load(settings string) error {
 		return err
 	}
 	s.settings = settings
-	s.loadFrame = s.frame
 	s.gameID = s.newGameID()
 	if s.history != nil {
 		s.history.reset() // positions on another map mean nothing
