@@ -99,6 +99,7 @@ type spawnGame struct {
 	// firstAbsent is the first frame whose snapshots lack the entity.
 	onAdd    func(n game.EntityNum, serial uint32)
 	onRemove func(n game.EntityNum, firstAbsent game.Frame)
+	onLoad   func()
 }
 
 func newSpawnGame(isClient bool) *spawnGame {
@@ -116,6 +117,9 @@ func (g *spawnGame) Registry() *game.Registry { return g.reg }
 func (g *spawnGame) Load(string) error {
 	g.EntityTable = game.NewEntityTable(g.reg)
 	g.me = [spawnMaxClients]spawnMe{}
+	if g.onLoad != nil {
+		g.onLoad()
+	}
 	return nil
 }
 
@@ -241,6 +245,7 @@ type spawnClient struct {
 	// shown[n] is the serial of entity n in the last snapshot received (0:
 	// not in its PVS); based[n] the same in the last base applied.
 	shown, based                          [game.MaxEntities]uint32
+	game                                  game.GameID // of shown and based
 	stateChecks, stateMismatches, jumps   int
 	baseChecks, baseMismatches, baseJumps int
 }
@@ -288,6 +293,7 @@ func newSpawnSim(t *testing.T, seed uint64, link netsim.LinkConfig) *spawnSim {
 	}
 	s.sg.onAdd = s.onAdd
 	s.sg.onRemove = func(n game.EntityNum, f game.Frame) { s.freedAt[n] = f }
+	s.sg.onLoad = func() { clear(s.freedAt) } // a new table: its numbers were never used
 	scfg := server.Config{MaxClients: spawnMaxClients}
 	scfg.VerifyBase = true
 	serverhook.Edit(&scfg, func(h *serverhook.Hooks) {
@@ -318,6 +324,7 @@ func (s *spawnSim) onAdd(n game.EntityNum, serial uint32) {
 	}
 	s.reuses++
 	delete(s.freedAt, n)
+	s.noteEntries(s.srv.Frame() + 1) // the frame running
 	for _, cs := range serverhook.Clients(s.srv) {
 		if !cs.InGame {
 			continue
@@ -343,14 +350,7 @@ func (s *spawnSim) onAdd(n game.EntityNum, serial uint32) {
 }
 
 func (s *spawnSim) onFrame(f game.Frame) {
-	var in [spawnMaxClients]bool
-	for _, cs := range serverhook.Clients(s.srv) {
-		in[cs.Num] = cs.InGame
-		if cs.InGame && !s.inGame[cs.Num] {
-			s.entered[cs.Num] = f
-		}
-	}
-	s.inGame = in
+	s.noteEntries(f)
 	delete(s.rec, f-256)
 	m := map[game.EntityNum][]byte{}
 	for n, e := range s.sg.Entities() {
@@ -362,6 +362,20 @@ func (s *spawnSim) onFrame(f game.Frame) {
 		m[n] = append([]byte{byte(typ)}, st[:(bits+7)/8]...)
 	}
 	s.rec[f] = m
+}
+
+// noteEntries records, during or after frame f, the clients that entered
+// the game since the last call.
+func (s *spawnSim) noteEntries(f game.Frame) {
+	var in [spawnMaxClients]bool
+	for _, cs := range serverhook.Clients(s.srv) {
+		in[cs.Num] = cs.InGame
+		if cs.InGame && !s.inGame[cs.Num] {
+			s.entered[cs.Num] = f
+			s.baseSeq[cs.Num], s.basePVS[cs.Num] = 0, snapshot.PVS{}
+		}
+	}
+	s.inGame = in
 }
 
 func (s *spawnSim) addClient(i int) *spawnClient {
@@ -397,6 +411,7 @@ func (s *spawnSim) addClient(i int) *spawnClient {
 // entity to another between two snapshots in a row: the client sees the
 // removed entity leave before its number returns.
 func (s *spawnSim) checkSnapshot(sc *spawnClient, snap *snapshot.Snapshot) {
+	sc.sameGame()
 	if sc.c.ClientNum() < spawnMaxClients {
 		s.bySlot[sc.c.ClientNum()] = sc
 	}
@@ -428,6 +443,7 @@ func (s *spawnSim) checkSnapshot(sc *spawnClient, snap *snapshot.Snapshot) {
 // apply, and checks that no number in the base's PVS went from one entity
 // to another from one applied snapshot to the next.
 func (s *spawnSim) checkBase(sc *spawnClient, seq snapshot.Seq, base *snapshot.CommonBase) {
+	sc.sameGame()
 	if hash, ok := s.applied[[2]uint64{uint64(sc.c.ClientNum()), uint64(seq)}]; ok {
 		sc.baseChecks++
 		if hash != base.Hash() {
@@ -450,6 +466,15 @@ func (s *spawnSim) checkBase(sc *spawnClient, seq snapshot.Seq, base *snapshot.C
 	sc.based = based
 }
 
+// sameGame forgets what the client saw in the game before the last map
+// change: its world and base start again from the new map.
+func (sc *spawnClient) sameGame() {
+	if id := sc.c.GameID(); id != sc.game {
+		sc.game, sc.shown, sc.based = id, [game.MaxEntities]uint32{}, [game.MaxEntities]uint32{}
+		clear(sc.seqFrame)
+	}
+}
+
 func (s *spawnSim) run(until time.Duration) { s.now = s.net.Run(s.now, until, s.nodes, s.buf) }
 
 // TestSpawnNumbersReusedUnderLoss: entities spawned with EntityTable.Add
@@ -468,10 +493,17 @@ func TestSpawnNumbersReusedUnderLoss(t *testing.T) {
 	s.addClient(4) // joins late: starts from the map base
 	s.run(4 * time.Second)
 	leaver.c.Disconnect(s.now) // its player's number is held, then recycled
-	s.run(12 * time.Second)
+	s.run(7 * time.Second)
+	if err := s.srv.ChangeMap("again"); err != nil { // a new table; every client re-enters
+		t.Fatal(err)
+	}
+	s.run(13 * time.Second)
 
 	for _, m := range s.reuseBad {
 		t.Error(m)
+	}
+	if st := serverhook.ServerStats(s.srv); st.MapChanges != 1 {
+		t.Errorf("%d map changes", st.MapChanges)
 	}
 	for i, sc := range s.cls {
 		if sc != leaver && (sc.c.State() != client.Connected || sc.c.Err() != nil) {
