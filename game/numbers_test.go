@@ -163,3 +163,27 @@ func TestRecycleAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per frame", allocs)
 	}
 }
+
+// BenchmarkAddRemove: one spawn and one despawn per frame with 256
+// entities live, numbers held for 10 frames (the server's Recycle each
+// frame).
+func BenchmarkAddRemove(b *testing.B) {
+	tab, typ := numTable(b)
+	var live [256]EntityNum
+	for i := range live {
+		live[i], _, _ = tab.Add(typ)
+	}
+	f := Frame(1)
+	b.ReportAllocs()
+	for b.Loop() {
+		tab.Recycle(f, f-10)
+		i := int(f) % len(live)
+		tab.Remove(live[i])
+		n, _, err := tab.Add(typ)
+		if err != nil {
+			b.Fatal(err)
+		}
+		live[i] = n
+		f++
+	}
+}

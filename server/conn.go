@@ -84,9 +84,10 @@ type client struct {
 	name      string
 	ch        *netchan.Channel
 	enc       *snapshot.Encoder
-	// baseFrame is the frame of the world the client's base holds (the
-	// last applied snapshot's, or the map's), snapFrames the frames of the
-	// snapshots built, by sequence number (recycle.go).
+	// baseFrame is the frame of the world the client's base holds for
+	// recycling entity numbers (the last applied snapshot's; on the map
+	// base, the first frame after it entered the game), snapFrames the
+	// frames of the snapshots built, by sequence number (recycle.go).
 	baseFrame  game.Frame
 	snapFrames [snapshot.RingSize]sentSnapshot
 	// lastApply is the sequence of the last "apply S" queued in this game:
