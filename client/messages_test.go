@@ -260,7 +260,7 @@ func TestGameMessagesBothWaysLossy(t *testing.T) {
 // flooding game messages all along when flood is set, and returns the
 // snapshots the server sent each of the others and each of them received
 // in those 6 s, with the server's log.
-func floodRun(t *testing.T, flood bool) (sent, recv []uint64, m *msgNet, log string) {
+func floodRun(t *testing.T, flood bool) (sent, recv []uint64, m *msgNet, log string, droppedAfter time.Duration) {
 	var logBuf bytes.Buffer
 	scfg := server.Config{Logger: slog.New(slog.NewTextHandler(&logBuf, nil))}
 	m = newMsgNet(t, 5, netsim.LinkConfig{Latency: 40 * time.Millisecond}, scfg, 4, nil, nil)
@@ -278,6 +278,7 @@ func floodRun(t *testing.T, flood bool) (sent, recv []uint64, m *msgNet, log str
 	}
 	s0, r0 := counts()
 	text := strings.Repeat("spam", 100)
+	start := m.now
 	for m.now < 8*time.Second {
 		for k := 0; flood && k < 50; k++ {
 			if m.cls[0].c.SendMessage(&chatMsg{Seq: uint32(k), Text: text}) != nil {
@@ -285,27 +286,33 @@ func floodRun(t *testing.T, flood bool) (sent, recv []uint64, m *msgNet, log str
 			}
 		}
 		m.run(m.now + 10*time.Millisecond)
+		if droppedAfter == 0 && m.cls[0].c.State() != client.Connected {
+			droppedAfter = m.now - start
+		}
 	}
 	s1, r1 := counts()
 	for i := range s1 {
 		sent = append(sent, s1[i]-s0[i])
 		recv = append(recv, r1[i]-r0[i])
 	}
-	return sent, recv, m, logBuf.String()
+	return sent, recv, m, logBuf.String(), droppedAfter
 }
 
 // Acceptance (issue 24): a client that floods game messages is dropped
 // with a logged reason, and the other clients' snapshot rate, measured in
 // virtual time, is what it is in the same run without the flood.
 func TestGameMessageFloodDropsOnlyTheFlooder(t *testing.T) {
-	calmSent, calmRecv, calm, _ := floodRun(t, false)
-	sent, recv, m, log := floodRun(t, true)
+	calmSent, calmRecv, calm, _, _ := floodRun(t, false)
+	sent, recv, m, log, droppedAfter := floodRun(t, true)
 	if calm.cls[0].c.State() != client.Connected {
 		t.Fatalf("without the flood client 0 is %v: %v", calm.cls[0].c.State(), calm.cls[0].c.Err())
 	}
 	var re *client.RefusedError
 	if err := m.cls[0].c.Err(); !errors.As(err, &re) || re.Reason != client.ReasonMessageFlood {
 		t.Errorf("flooder: state %v, err %v; want dropped with %q", m.cls[0].c.State(), err, client.ReasonMessageFlood)
+	}
+	if droppedAfter == 0 || droppedAfter > 250*time.Millisecond {
+		t.Errorf("the flooder was told it is dropped %v after it began (40 ms each way)", droppedAfter)
 	}
 	if !strings.Contains(log, `msg="message flood"`) || !strings.Contains(log, `reason="too many or too large game messages"`) {
 		t.Errorf("the server's log does not give the flood as the reason:\n%s", log)
@@ -322,7 +329,7 @@ func TestGameMessageFloodDropsOnlyTheFlooder(t *testing.T) {
 			t.Errorf("client %d: %v, %v", i+1, p.c.State(), p.c.Err())
 		}
 	}
-	t.Logf("others' snapshots sent %v, received %v, in both runs", sent, recv)
+	t.Logf("flooder dropped %v after it began; others' snapshots sent %v, received %v, in both runs", droppedAfter, sent, recv)
 }
 
 // A message larger than the server's Advanced.MaxGameMessageBytes drops
