@@ -110,8 +110,10 @@ type msgNet struct {
 	nodes []netsim.Node
 	now   time.Duration
 	buf   []byte
-	// fromClient holds what the server received, by client number.
+	// fromClient holds what the server received, by client number;
+	// onMessage, if set, sees each message after it is recorded.
 	fromClient map[game.ClientNum][]received
+	onMessage  func(from game.ClientNum, msg game.Message)
 }
 
 // newMsgNet starts a server with scfg and n clients; clientChat, if not
@@ -138,6 +140,9 @@ func newMsgNet(t *testing.T, seed uint64, link netsim.LinkConfig, scfg server.Co
 		if c, ok := msg.(*chatMsg); ok {
 			m.fromClient[from] = append(m.fromClient[from], received{c.Seq, c.Text})
 		}
+		if m.onMessage != nil {
+			m.onMessage(from, msg)
+		}
 	}
 	m.srv, err = server.New(scfg, sg, testgame.DefaultSettings, server.SendFunc(func(to netip.AddrPort, p []byte) {
 		m.sep.WriteTo(p, to)
@@ -146,31 +151,41 @@ func newMsgNet(t *testing.T, seed uint64, link netsim.LinkConfig, scfg server.Co
 		t.Fatal(err)
 	}
 	m.nodes = []netsim.Node{{Endpoint: m.sep, Receive: m.srv.HandlePacket, Advance: m.srv.Advance, Next: m.srv.Next}}
-	for i := range n {
-		p := &msgPeer{}
-		if p.ep, err = m.net.Listen(clientAddr(i)); err != nil {
-			t.Fatal(err)
-		}
-		g := testgame.New()
-		registerMessages(t, g.Registry(), clientChat)
-		ccfg := client.Config{Name: fmt.Sprintf("c%d", i), OnMessage: func(msg game.Message) {
-			if c, ok := msg.(*chatMsg); ok {
-				p.got = append(p.got, received{c.Seq, c.Text})
-			}
-		}}
-		input := client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{Forward: 40} })
-		ep := p.ep
-		if p.c, err = client.New(ccfg, g, input, client.SendFunc(func(to netip.AddrPort, b []byte) { ep.WriteTo(b, to) })); err != nil {
-			t.Fatal(err)
-		}
-		p.c.Connect(m.now, serverAddr)
-		c := p.c
-		m.nodes = append(m.nodes, netsim.Node{Endpoint: p.ep,
-			Receive: func(now time.Duration, _ netip.AddrPort, b []byte) { c.HandlePacket(now, b) },
-			Advance: c.Advance, Next: c.Next})
-		m.cls = append(m.cls, p)
+	for range n {
+		m.addClient(func(reg *game.Registry) { registerMessages(t, reg, clientChat) })
 	}
 	return m
+}
+
+// addClient connects a client whose registry register fills with
+// message types.
+func (m *msgNet) addClient(register func(*game.Registry)) *msgPeer {
+	m.t.Helper()
+	i := len(m.cls)
+	p := &msgPeer{}
+	var err error
+	if p.ep, err = m.net.Listen(clientAddr(i)); err != nil {
+		m.t.Fatal(err)
+	}
+	g := testgame.New()
+	register(g.Registry())
+	ccfg := client.Config{Name: fmt.Sprintf("c%d", i), OnMessage: func(msg game.Message) {
+		if c, ok := msg.(*chatMsg); ok {
+			p.got = append(p.got, received{c.Seq, c.Text})
+		}
+	}}
+	input := client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{Forward: 40} })
+	ep := p.ep
+	if p.c, err = client.New(ccfg, g, input, client.SendFunc(func(to netip.AddrPort, b []byte) { ep.WriteTo(b, to) })); err != nil {
+		m.t.Fatal(err)
+	}
+	p.c.Connect(m.now, serverAddr)
+	c := p.c
+	m.nodes = append(m.nodes, netsim.Node{Endpoint: p.ep,
+		Receive: func(now time.Duration, _ netip.AddrPort, b []byte) { c.HandlePacket(now, b) },
+		Advance: c.Advance, Next: c.Next})
+	m.cls = append(m.cls, p)
+	return p
 }
 
 func (m *msgNet) run(until time.Duration) { m.now = m.net.Run(m.now, until, m.nodes, m.buf) }
@@ -463,5 +478,84 @@ func TestGameMessageSendAllocs(t *testing.T) {
 		}
 	}); a != 0 {
 		t.Errorf("client SendMessage: %v allocations", a)
+	}
+}
+
+// The message types are part of the registry hash: a client that
+// registered other ones is refused at connect.
+func TestGameMessageTypesInRegistryHash(t *testing.T) {
+	m := newMsgNet(t, 10, netsim.LinkConfig{Latency: 10 * time.Millisecond}, server.Config{}, 0, nil, nil)
+	p := m.addClient(func(reg *game.Registry) {
+		if err := reg.RegisterMessage("chat", newChat); err != nil {
+			t.Fatal(err)
+		}
+	})
+	m.run(time.Second)
+	var re *client.RefusedError
+	if err := p.c.Err(); !errors.As(err, &re) || re.Reason != client.ReasonWrongRegistry {
+		t.Errorf("client without \"ready\": %v, %v; want refused for its registry", p.c.State(), err)
+	}
+}
+
+// A game may kick the sender from OnMessage: the messages after it in the
+// same packet do not reach the game, and the others play on.
+func TestGameMessageKickFromOnMessage(t *testing.T) {
+	m := newMsgNet(t, 12, netsim.LinkConfig{Latency: 10 * time.Millisecond}, server.Config{}, 2, nil, nil)
+	var got []uint32
+	m.connect()
+	bad := m.cls[0]
+	m.onMessage = func(from game.ClientNum, msg game.Message) {
+		c := msg.(*chatMsg)
+		got = append(got, c.Seq)
+		if c.Text == "kick me" {
+			if err := m.srv.Kick(m.now, from); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	for k, text := range []string{"hi", "kick me", "after"} {
+		if err := bad.c.SendMessage(&chatMsg{Seq: uint32(k), Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.run(m.now + time.Second)
+	if len(got) != 2 || got[1] != 1 {
+		t.Errorf("the game got %v, want [0 1]: nothing after the kick", got)
+	}
+	var re *client.RefusedError
+	if err := bad.c.Err(); !errors.As(err, &re) || re.Reason != client.ReasonKicked {
+		t.Errorf("kicked client: %v, %v", bad.c.State(), err)
+	}
+	if m.cls[1].c.State() != client.Connected || m.srv.NumClients() != 1 {
+		t.Errorf("the other client: %v; server has %d clients", m.cls[1].c.State(), m.srv.NumClients())
+	}
+}
+
+// Steady state with game messages both ways (server, client and the
+// simulated network together) allocates nothing: the inboxes are reused,
+// and a message without strings decodes into its scratch message.
+func TestGameMessageSteadyStateAllocs(t *testing.T) {
+	m := newMsgNet(t, 13, netsim.LinkConfig{Latency: 20 * time.Millisecond, Loss: 0.1}, server.Config{}, 2, nil, nil)
+	m.connect()
+	msg := &readyMsg{Ready: true, Team: 1}
+	step := func() {
+		for _, p := range m.cls {
+			if err := p.c.SendMessage(msg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := m.srv.BroadcastMessage(msg); err != nil {
+			t.Fatal(err)
+		}
+		m.run(m.now + 100*time.Millisecond)
+	}
+	for range 30 {
+		step() // buffers grow to their high
+	}
+	if a := testing.AllocsPerRun(30, step); a != 0 {
+		t.Errorf("%v allocations per 100 ms with game messages both ways", a)
+	}
+	if st, _ := serverhook.Client(m.srv, m.cls[0].c.ClientNum()); st.GameMessagesIn < 60 {
+		t.Errorf("the server got %d messages from client 0", st.GameMessagesIn)
 	}
 }
