@@ -21,7 +21,7 @@ import (
 // and every one after until acknowledged. m's type must be registered
 // (game.Registry.RegisterMessage) and its payload at most 1024 bytes; the
 // server also limits how many a client sends (a burst, then a rate: by
-// default 32, then 16 per second) and drops a client beyond them
+// default 64, then 16 per second) and drops a client beyond them
 // (ReasonMessageFlood).
 //
 // The queue is bounded: while the server has not acknowledged 8 KiB of

@@ -25,7 +25,7 @@ import (
 
 // Defaults and bounds of Advanced's game message limits.
 const (
-	defaultGameMessageBurst = 32
+	defaultGameMessageBurst = 64
 	defaultGameMessageRate  = 16
 	maxGameMessageRate      = 1000 // the bucket counts in milliseconds
 )

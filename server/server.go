@@ -129,9 +129,11 @@ type Advanced struct {
 	SnapshotWorkers int
 	// MaxGameMessageBytes bounds the payload of a client's game message
 	// [1024, the most a client sends]; GameMessageBurst and
-	// GameMessageRate bound how many a client sends: a burst at once [32],
+	// GameMessageRate bound how many a client sends: a burst at once [64],
 	// then GameMessageRate per second [16], at most 1000 (a leaky bucket,
-	// ioq3's SVC_RateLimit). A client beyond either is dropped with
+	// ioq3's SVC_RateLimit). Messages that loss held back arrive together
+	// and count as a burst: the default burst covers 4 s without a packet
+	// through at the default rate. A client beyond either is dropped with
 	// ReasonMessageFlood, logged; nothing else waits for it.
 	MaxGameMessageBytes, GameMessageBurst, GameMessageRate int
 }
