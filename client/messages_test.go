@@ -559,3 +559,33 @@ func TestGameMessageSteadyStateAllocs(t *testing.T) {
 		t.Errorf("the server got %d messages from client 0", st.GameMessagesIn)
 	}
 }
+
+// Messages a link outage held back arrive together and count as a burst:
+// a client sending at 10 a second through 5 s without a packet through
+// (50 messages at once, more than 32 but within the default burst of 64)
+// stays, and every message arrives in order.
+func TestGameMessageOutageWithinBurst(t *testing.T) {
+	m := newMsgNet(t, 14, netsim.LinkConfig{Latency: 30 * time.Millisecond}, server.Config{}, 1, nil, nil)
+	m.connect()
+	p := m.cls[0]
+	var sent []received
+	for k := range 70 {
+		switch k {
+		case 10:
+			m.net.SetLink(clientAddr(0), serverAddr, netsim.LinkConfig{Loss: 1})
+		case 60:
+			m.net.SetLink(clientAddr(0), serverAddr, netsim.LinkConfig{Latency: 30 * time.Millisecond})
+		}
+		r := received{uint32(k), fmt.Sprint("line ", k)}
+		if err := p.c.SendMessage(&chatMsg{Seq: r.seq, Text: r.text}); err != nil {
+			t.Fatal(err)
+		}
+		sent = append(sent, r)
+		m.run(m.now + 100*time.Millisecond)
+	}
+	m.run(m.now + time.Second)
+	if p.c.State() != client.Connected {
+		t.Fatalf("client: %v, %v", p.c.State(), p.c.Err())
+	}
+	checkSame(t, "client to server across the outage", sent, m.fromClient[p.c.ClientNum()])
+}
