@@ -65,25 +65,29 @@ func (c *Client) receiveMessage(msg []byte) {
 }
 
 // deliverMessages hands the game messages the last packet delivered to
-// Config.OnMessage. One that does not decode ends the session: the client
-// tells the server it leaves, and Err names the message type.
+// Config.OnMessage, those before a disconnect in the same packet included.
+// One that does not decode ends the session: the client tells the server
+// it leaves, and Err names the message type.
 func (c *Client) deliverMessages(now time.Duration) {
 	in := &c.inMsgs
+	state := c.state // Disconnected already if the packet ended the session
 	start := 0
 	for _, end := range in.ends {
 		p := in.inbox[start:end]
 		start = end
 		m, _, err := c.msgs.Decode(p, session.MaxGameMessageLen)
 		if err != nil {
-			c.Disconnect(now)
-			c.fail(fmt.Errorf("%w: %w", ErrProtocol, err))
+			if c.state == Connected {
+				c.Disconnect(now)
+				c.fail(fmt.Errorf("%w: %w", ErrProtocol, err))
+			}
 			break
 		}
 		c.stats.GameMessages++
 		if c.cfg.OnMessage != nil {
 			c.cfg.OnMessage(m)
 		}
-		if c.state != Connected {
+		if c.state != state {
 			break // the game disconnected
 		}
 	}

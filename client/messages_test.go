@@ -589,3 +589,29 @@ func TestGameMessageOutageWithinBurst(t *testing.T) {
 	}
 	checkSame(t, "client to server across the outage", sent, m.fromClient[p.c.ClientNum()])
 }
+
+// Messages the server sends just before it kicks a client ride the same
+// packets as the disconnect, and the client hands every one to the game
+// before it reports the kick.
+func TestGameMessagesBeforeKickArrive(t *testing.T) {
+	m := newMsgNet(t, 15, netsim.LinkConfig{Latency: 10 * time.Millisecond}, server.Config{}, 1, nil, nil)
+	m.connect()
+	p := m.cls[0]
+	var sent []received
+	for k, text := range []string{"you", "are", "kicked"} {
+		r := received{uint32(k), text}
+		if err := m.srv.SendMessage(p.c.ClientNum(), &chatMsg{Seq: r.seq, Text: r.text}); err != nil {
+			t.Fatal(err)
+		}
+		sent = append(sent, r)
+	}
+	if err := m.srv.Kick(m.now, p.c.ClientNum()); err != nil {
+		t.Fatal(err)
+	}
+	m.run(m.now + time.Second)
+	var re *client.RefusedError
+	if err := p.c.Err(); !errors.As(err, &re) || re.Reason != client.ReasonKicked {
+		t.Errorf("client: %v, %v", p.c.State(), err)
+	}
+	checkSame(t, "server to the kicked client", sent, p.got)
+}
