@@ -615,3 +615,23 @@ func TestGameMessagesBeforeKickArrive(t *testing.T) {
 	}
 	checkSame(t, "server to the kicked client", sent, p.got)
 }
+
+// Messages a client sends just before it leaves reach the server's game.
+func TestGameMessagesBeforeLeavingArrive(t *testing.T) {
+	m := newMsgNet(t, 16, netsim.LinkConfig{Latency: 10 * time.Millisecond}, server.Config{}, 1, nil, nil)
+	m.connect()
+	p := m.cls[0]
+	num := p.c.ClientNum()
+	sent := []received{{1, "bye"}, {2, "all"}}
+	for _, r := range sent {
+		if err := p.c.SendMessage(&chatMsg{Seq: r.seq, Text: r.text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.c.Disconnect(m.now)
+	m.run(m.now + time.Second)
+	if m.srv.NumClients() != 0 {
+		t.Errorf("the server still has the client")
+	}
+	checkSame(t, "the leaving client to the server", sent, m.fromClient[num])
+}
