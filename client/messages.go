@@ -26,7 +26,9 @@ import (
 //
 // The queue is bounded: while the server has not acknowledged 8 KiB of
 // reliable messages, SendMessage returns an error and does not send m;
-// every message sent before still arrives.
+// every message sent before still arrives. Like every Client method it
+// runs on the goroutine that runs the client: from the game's code or
+// Config.OnMessage, or through Runner.Do.
 func (c *Client) SendMessage(m game.Message) error {
 	if c.state != Connected {
 		return ErrNotConnected

@@ -57,7 +57,9 @@ func (c *config) newMessageBucket() *ratelimit.Bucket {
 // reliable messages (it is slow, or its link is down), SendMessage
 // returns an error and does not send m; the client stays connected and
 // every message sent before arrives. A game that must not skip one can
-// kick the client then.
+// kick the client then. Like every Server method it runs on the goroutine
+// that runs the server: from the game's code or Config.OnMessage, or
+// through Runner.Do.
 func (s *Server) SendMessage(to game.ClientNum, m game.Message) error {
 	if int(to) >= len(s.slots) || s.slots[to] == nil {
 		return ErrNoClient
