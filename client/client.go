@@ -92,6 +92,12 @@ type Config struct {
 	// local player's entity still runs every frame, the others advance
 	// CoarseStep frames at a time. 0 or 1 re-predicts frame by frame [off].
 	CoarseStep int
+	// OnMessage receives the server's game messages (server.Server
+	// SendMessage and BroadcastMessage) in the order it sent them, on the
+	// goroutine that runs the client, as the packet that completes them
+	// is handled. m is the client's scratch message of its type, valid only
+	// during the call: copy what you keep. Nil discards them.
+	OnMessage func(m game.Message)
 
 	// hooks are the internal settings and callbacks of package
 	// internal/clienthook (tests, harnesses, tools).
@@ -362,6 +368,10 @@ type Client struct {
 	pathChallenge uint64
 	pathDue       bool
 	pathBuf       [session.ClientHeaderLen + session.PathChallengeLen]byte
+
+	// Game messages (messages.go).
+	msgs   *session.GameMessages
+	inMsgs clientMessages
 }
 
 // Stats are the client's figures a game shows (a net graph, a HUD line):
@@ -434,6 +444,7 @@ func New(cfg Config, g game.Game, input InputSource, send Sender) (*Client, erro
 		interp:  make(map[game.EntityNum]*interpState),
 		offsets: new(smoothing),
 		preds:   make([]predFrame, cfg.hooks.PredictionWindow),
+		msgs:    session.NewGameMessages(g.Registry()),
 	}
 	c.emitFn = c.emit
 	return c, nil
@@ -681,7 +692,9 @@ func (c *Client) HandlePacket(now time.Duration, pkt []byte) {
 		return
 	}
 	before := c.ch.LastReceivedSequence()
-	if err := c.ch.Receive(now, pkt, (*handler)(c)); err != nil {
+	err := c.ch.Receive(now, pkt, (*handler)(c))
+	c.deliverMessages(now)
+	if err != nil {
 		return
 	}
 	if c.ch.LastReceivedSequence() != before {

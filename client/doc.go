@@ -71,6 +71,16 @@
 // each snapshot's bit stream before decoding to tools that measure what it
 // spends.
 //
+// # Game messages (§3)
+//
+// The game's own reliable messages (game.Message types registered with
+// game.Registry.RegisterMessage): SendMessage queues one for the server on
+// the channel's reliable stream (at most 8 KiB unacknowledged, then it
+// refuses), and Config.OnMessage receives the server's, in order, after
+// the packet that completes them. A message from the server that does not
+// decode ends the session with ErrProtocol naming its type (messages.go;
+// docs/PROTOCOL.md, "Game messages").
+//
 // # Allocation
 //
 // Advance and HandlePacket (snapshots with re-prediction, events,

@@ -35,6 +35,9 @@ const (
 	ReasonTooManyAttempts   = Reason(session.ReasonTooManyAttempts)
 	ReasonTooManyFromIP     = Reason(session.ReasonTooManyFromIP)
 	ReasonTokenNotYetValid  = Reason(session.ReasonTokenNotYetValid)
+	// ReasonMessageFlood: the client sent game messages faster or larger
+	// than the server's limits.
+	ReasonMessageFlood = Reason(session.ReasonMessageFlood)
 )
 
 // String is the reason as a user reads it ("server full").

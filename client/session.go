@@ -113,6 +113,10 @@ func (h *handler) Reliable(msg []byte) {
 			c.stats.ReliableEvents++
 			c.deliver(ev, true)
 		}
+	case session.RelGameMessage:
+		if c.state == Connected {
+			c.receiveMessage(msg)
+		}
 	case session.RelDisconnect:
 		m, err := session.ParseDisconnect(msg)
 		if err != nil {

@@ -36,6 +36,7 @@ type Registry struct {
 	types  []EntityType // index TypeID; types[0] (NoType) is never set
 	byName map[string]TypeID
 	states []StateType
+	msgs   []messageType // by message id (message.go)
 }
 
 // NewRegistry returns an empty registry.
@@ -168,9 +169,10 @@ func (r *Registry) State(id StateID) (StateType, bool) {
 // Hash returns an FNV-1a 64-bit hash of the registry's contents: for each
 // registered type in TypeID order its id (2 bytes little-endian), name
 // length (1 byte), name and mode (1 byte); then a 0xFF byte; then for each
-// state in StateID order its name length and name. The client sends it when
-// connecting; a mismatch means the two ends would misread each other's
-// snapshots.
+// state in StateID order its name length and name; then, if game messages
+// are registered, a 0xFE byte and each message type's name length and name
+// in id order. The client sends it when connecting; a mismatch means the
+// two ends would misread each other's snapshots or messages.
 func (r *Registry) Hash() uint64 {
 	h := newFNV()
 	h.bytes([]byte("snapwire registry 1"))
@@ -189,6 +191,7 @@ func (r *Registry) Hash() uint64 {
 		h.byte(byte(len(s.Name)))
 		h.bytes([]byte(s.Name))
 	}
+	r.hashMessages(&h)
 	return uint64(h)
 }
 

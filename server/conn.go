@@ -128,6 +128,7 @@ type client struct {
 	r        bitmsg.Reader
 	h        chanHandler // reused for every packet: no allocation per Receive
 	stats    serverhook.ClientStats
+	inMsgs   clientMessages // its game messages (messages.go)
 }
 
 func newClient(s *Server, num game.ClientNum, id netchan.ConnID, from netip.AddrPort, m session.Connect, now time.Duration, tok *tokenwire.Private) *client {
@@ -155,6 +156,7 @@ func newClient(s *Server, num game.ClientNum, id netchan.ConnID, from netip.Addr
 		}
 	}
 	c.ch = netchan.New(cfg, id)
+	c.inMsgs.bucket = s.cfg.newMessageBucket()
 	c.emit = func(p []byte) {
 		if c.addrPending {
 			if c.pathSent+len(p) > min(unvalidatedFactor*c.pathRecv, maxUnvalidatedBytes) {
@@ -298,8 +300,14 @@ type chanHandler struct {
 }
 
 func (h *chanHandler) Reliable(msg []byte) {
-	if k, ok := session.ReliableKind(msg); ok && k == session.RelDisconnect {
+	k, _ := session.ReliableKind(msg)
+	switch k {
+	case session.RelDisconnect:
 		h.c.leaving = true
+	case session.RelGameMessage:
+		if !h.c.leaving {
+			h.c.receiveMessage(h.now, msg)
+		}
 	}
 }
 
@@ -374,7 +382,12 @@ func (c *client) handle(now time.Duration, from netip.AddrPort, pkt []byte) {
 	before := c.ch.LastReceivedSequence()
 	c.h.now = now
 	c.echo = 0
-	if err := c.ch.Receive(now, pkt, &c.h); err != nil {
+	err := c.ch.Receive(now, pkt, &c.h)
+	c.deliverMessages()
+	if c.s.slots[c.num] != c {
+		return // dropped for its game messages, or kicked by the game
+	}
+	if err != nil {
 		if errors.Is(err, netchan.ErrAuth) {
 			c.s.stats.AuthFailures++
 		} else {

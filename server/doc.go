@@ -61,6 +61,17 @@
 // the game (connect, or answering a map change) gets them all. Unreliable
 // events go into each client's next snapshot only.
 //
+// # Game messages (§3)
+//
+// The game's own reliable messages (game.Message types registered with
+// game.Registry.RegisterMessage): SendMessage and BroadcastMessage queue
+// one for a client or all on the channel's reliable stream, and
+// Config.OnMessage receives each client's, in order, as its packets are
+// handled. Each client is held to Advanced's size, burst and rate limits
+// and dropped beyond them (ReasonMessageFlood); each client's queue holds
+// at most 8 KiB of unacknowledged reliable messages, beyond which
+// SendMessage refuses (messages.go; docs/PROTOCOL.md, "Game messages").
+//
 // # Sessions
 //
 // The connectionless handshake (docs/PROTOCOL.md, session protocol): getchallenge ->

@@ -9,14 +9,18 @@ import "github.com/snapwire/snapwire/internal/session"
 // (TestReasonsMatchSession); package client declares the same.
 type Reason uint8
 
-// Reasons. A client that leaves, is kicked, times out or is shut down is
-// dropped with one of the first five; the others refuse a connect.
+// Reasons. A client that leaves, is kicked, times out, is shut down,
+// breaks the protocol or floods game messages is dropped with one of the
+// first six; the others refuse a connect.
 const (
 	ReasonClientLeft    = Reason(session.ReasonClientLeft)
 	ReasonKicked        = Reason(session.ReasonKicked)
 	ReasonTimeout       = Reason(session.ReasonTimeout)
 	ReasonShutdown      = Reason(session.ReasonShutdown)
 	ReasonProtocolError = Reason(session.ReasonProtocolError)
+	// ReasonMessageFlood drops a client that sent game messages faster
+	// or larger than Advanced's limits.
+	ReasonMessageFlood = Reason(session.ReasonMessageFlood)
 
 	ReasonServerFull    = Reason(session.ReasonServerFull)
 	ReasonWrongVersion  = Reason(session.ReasonWrongVersion)

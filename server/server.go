@@ -75,6 +75,14 @@ type Config struct {
 	// each frame, for hit detection at a client's view time (lagcomp.go;
 	// Half-Life's lag compensation, DOOM III §1.1). Off by default.
 	LagCompensation LagConfig
+	// OnMessage receives the game messages clients send
+	// (client.Client.SendMessage), with the sender's number, in the order
+	// each client sent them, on the goroutine that runs the server, as the
+	// packet that completes them is handled: before the next frame runs.
+	// m is the server's scratch message of its type, valid only during the
+	// call: copy what you keep. Nil discards them; Advanced's limits apply
+	// either way (messages.go).
+	OnMessage func(from game.ClientNum, m game.Message)
 	// Advanced holds the settings few servers change.
 	Advanced
 
@@ -119,6 +127,15 @@ type Advanced struct {
 	// worker (TestSnapshotWorkersSameBytes). The game is only ever called
 	// from the goroutine that runs the server.
 	SnapshotWorkers int
+	// MaxGameMessageBytes bounds the payload of a client's game message
+	// [1024, the most a client sends]; GameMessageBurst and
+	// GameMessageRate bound how many a client sends: a burst at once [64],
+	// then GameMessageRate per second [16], at most 1000 (a leaky bucket,
+	// ioq3's SVC_RateLimit). Messages that loss held back arrive together
+	// and count as a burst: the default burst covers 4 s without a packet
+	// through at the default rate. A client beyond either is dropped with
+	// ReasonMessageFlood, logged; nothing else waits for it.
+	MaxGameMessageBytes, GameMessageBurst, GameMessageRate int
 }
 
 // config is a server's resolved configuration: Config with its defaults
@@ -168,6 +185,7 @@ func (c *config) defaults() {
 	if c.Rate > 0 {
 		c.Channel.Rate = c.Rate
 	}
+	c.messageDefaults()
 }
 
 // Errors.
@@ -240,6 +258,8 @@ type Server struct {
 	relMsgs [][]byte
 	stats   serverhook.Stats
 
+	msgs *session.GameMessages // game messages (messages.go)
+
 	history *History    // lag compensation; nil: off
 	histPos []entityPos // scratch for History.record
 
@@ -296,6 +316,7 @@ func New(pub Config, g game.Game, settings string, send Sender) (*Server, error)
 		buf:      make([]byte, 1<<16),
 		evbuf:    make([]byte, session.MaxEventsMessageBytes),
 		mapBase:  snapshot.NewCommonBase(g.Registry().NumStates()),
+		msgs:     session.NewGameMessages(g.Registry()),
 	}
 	s.replyFn = func(p []byte) { s.sendOOB(s.replyTo, p) }
 	s.recycler, _ = g.(numberRecycler)

@@ -87,6 +87,7 @@ type Counters struct {
 	CommandsSent               uint64 // commands written, repeats included
 	ReliableEvents             uint64
 	UnreliableEvents           uint64
+	GameMessages               uint64 // the server's game messages handed to Config.OnMessage
 	LoadGames                  uint64
 	Repredicted                uint64 // frames re-run after snapshots
 	ClockResets                uint64 // the clock restarted: a snapshot came more than the command ring behind it

@@ -140,6 +140,10 @@ type ClientStats struct {
 	LoadGameSent     uint64
 	AcksApplied      uint64
 	WrongGame        uint64 // messages carrying another game id
+	// GameMessagesIn counts the game messages handed to Config.OnMessage,
+	// GameMessagesOut those queued for the client, GameMessagesRefused
+	// those SendMessage refused because its queue was full.
+	GameMessagesIn, GameMessagesOut, GameMessagesRefused uint64
 	// Secure reports whether the session is encrypted (it connected with
 	// a token); TokenClientID and UserData come from its token.
 	Secure        bool

@@ -16,7 +16,9 @@ import (
 // carries the random value the session keys derive from, its refusals
 // after the token opened are sealed (KindSealedRefuse), and path
 // challenge and response messages validate a client's new address.
-const Version uint16 = 3
+// Version 4: game messages both ways (RelGameMessage, gamemsg.go), and the
+// disconnect reason ReasonMessageFlood.
+const Version uint16 = 4
 
 // Errors returned by the parsers.
 var (
@@ -113,6 +115,9 @@ const (
 	ReasonTooManyAttempts   Reason = 19
 	ReasonTooManyFromIP     Reason = 20
 	ReasonTokenNotYetValid  Reason = 21
+	// Game messages (gamemsg.go): a client that sent them faster or
+	// larger than the server's limits.
+	ReasonMessageFlood Reason = 22
 )
 
 var reasonNames = [...]string{"none", "server full", "wrong protocol version", "wrong entity registry",
@@ -121,7 +126,8 @@ var reasonNames = [...]string{"none", "server full", "wrong protocol version", "
 	"connect token does not list this server", "connect token invalid (tampered or another key)",
 	"connect token already used", "connect token already used from another address",
 	"this server does not take connect tokens", "too many connect or password attempts; wait and retry",
-	"too many clients from this IP address", "connect token created in the future (check the clocks)"}
+	"too many clients from this IP address", "connect token created in the future (check the clocks)",
+	"too many or too large game messages"}
 
 func (r Reason) String() string {
 	if int(r) < len(reasonNames) {
