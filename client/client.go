@@ -38,18 +38,20 @@ type SendFunc func(to netip.AddrPort, pkt []byte)
 // Send implements Sender.
 func (f SendFunc) Send(to netip.AddrPort, pkt []byte) { f(to, pkt) }
 
-// InputSource produces the local player's command for frame f (a human's
-// input or a bot). It is called once per client frame, before the frame is
-// predicted; the client's world holds the state of frame f-1.
+// InputSource produces the local player's command for frame in.Frame (a
+// human's input or a bot), told which client it serves and that client's
+// player entity (Input). It is called once per client frame, on the
+// goroutine that owns the client, before the frame is predicted; the
+// client's world holds the state of frame in.Frame-1.
 type InputSource interface {
-	Command(f game.Frame) game.UserCmd
+	Command(in Input) game.UserCmd
 }
 
 // InputFunc adapts a function to InputSource.
-type InputFunc func(f game.Frame) game.UserCmd
+type InputFunc func(in Input) game.UserCmd
 
 // Command implements InputSource.
-func (f InputFunc) Command(fr game.Frame) game.UserCmd { return f(fr) }
+func (f InputFunc) Command(in Input) game.UserCmd { return f(in) }
 
 // Positioner is implemented by entities that have a position; the client
 // uses it for prediction statistics and render smoothing.

@@ -48,7 +48,7 @@ func (c *Client) advanceClock(now time.Duration) {
 // stepFrame samples the command for the next frame and predicts it.
 func (c *Client) stepFrame() {
 	f := c.cf + 1
-	cmd := c.input.Command(f)
+	cmd := c.input.Command(c.inputFor(f))
 	cmd.Frame = f
 	c.cmds[int(f)%cmdRing] = ownCmd{cmd: cmd, shift: c.shift, valid: true}
 	c.lastCmd = cmd
