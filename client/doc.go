@@ -49,7 +49,13 @@
 // events. Entities of game.Interpolate types are not left to the game
 // code: after every predicted frame they take the state between the last
 // two snapshots that carried them (Interpolator), moving from the older to
-// the newer over the snapshot interval after the newer arrived.
+// the newer over the snapshot interval after the newer arrived. Entities
+// of game.PredictOwner types are predicted by the client that owns them
+// (game.Owned, a field of their snapshot state) and interpolated by every
+// other client, entity by entity (Netcode for Entities' owner-predicted
+// ghosts): a player's vehicle or projectile responds at once to its
+// owner's input and moves smoothly, one snapshot interval in the past, on
+// the other screens.
 //
 // # Smoothing and statistics
 //
