@@ -499,8 +499,12 @@ func (c *Client) BaseHash() (uint64, bool) {
 
 // Entity returns entity n as the client knows it: from the world when in
 // the PVS (visible), else its last known state kept aside (dormant: out
-// of the PVS, still receiving events).
+// of the PVS, still receiving events). Before the server's game is loaded
+// the client knows none (the game's world may not exist yet).
 func (c *Client) Entity(n game.EntityNum) (e game.Entity, typ game.TypeID, visible bool) {
+	if c.dec == nil {
+		return nil, game.NoType, false
+	}
 	if e, typ := c.g.Entity(n); e != nil {
 		return e, typ, c.pvs.Has(n)
 	}

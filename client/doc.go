@@ -77,6 +77,24 @@
 // each snapshot's bit stream before decoding to tools that measure what it
 // spends.
 //
+// # Reading a running client from another goroutine
+//
+// One goroutine owns a client (docs/ARCHITECTURE.md): a Runner's Run
+// goroutine owns the Client and the game.Game it predicts, and calls the
+// InputSource there too (which may therefore read the world directly).
+// Runner.Do is the one race-free way in from another goroutine (a
+// renderer, an HTTP handler): f runs on the owner between two packets or
+// frames, with the Client, and Do waits for it. Inside f read the world
+// (Client.Entity, Visible, VisualOffset, FrameFraction, or the game's own
+// entities), Stats, ShownTime, or change a setting (SetTypeMode); copy out
+// what is drawn or served (values, not pointers into the world, nor the
+// iterators it returns), return quickly (the client's frames wait) and do
+// not call Do from f. Do waits for Run to start; it returns false, without
+// running f, when ctx is done or Run has returned before f's turn
+// (Runner.After then reads the client's last state and error), and once
+// it returns f never runs (what f wrote is the caller's). The core without a Runner needs none of this: its
+// caller's goroutine is the owner. See the Runner.Do example.
+//
 // # Allocation
 //
 // Advance and HandlePacket (snapshots with re-prediction, events,
