@@ -458,3 +458,45 @@ func TestOwnerHandoff(t *testing.T) {
 		}
 	}
 }
+
+// Project rule for owner-predicted entities: with every ship a
+// PredictOwner entity (its owner's predicted, the others' interpolated)
+// the clients and the server allocate nothing in steady state, over the
+// allocation-free pipe of TestClientSteadyStateAllocs.
+func TestOwnerPredictedSteadyStateAllocs(t *testing.T) {
+	st := &steady{p: pipe{latency: 30 * time.Millisecond}}
+	var err error
+	st.srv, err = server.New(server.Config{Advanced: server.Advanced{VerifyBase: true}}, newShipGame(game.PredictOwner, 0), "",
+		server.SendFunc(func(to netip.AddrPort, pkt []byte) { st.p.push(st.now, serverAddr, to, pkt) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		from := clientAddr(i)
+		c, err := client.New(client.Config{}, newShipGame(game.PredictOwner, 0),
+			client.InputFunc(func(in client.Input) game.UserCmd { return shipCommand(i, in.Frame) }),
+			client.SendFunc(func(to netip.AddrPort, pkt []byte) { st.p.push(st.now, from, to, pkt) }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Connect(0, serverAddr)
+		st.cls = append(st.cls, c)
+	}
+	st.run(20 * time.Second)
+	before := make([]uint64, len(st.cls))
+	for i, c := range st.cls {
+		if c.State() != client.Connected {
+			t.Fatalf("client %d: %v %v", i, c.State(), c.Err())
+		}
+		before[i] = c.Stats().SnapshotsReceived
+	}
+	if allocs := testing.AllocsPerRun(50, func() { st.run(100 * time.Millisecond) }); allocs != 0 {
+		t.Errorf("%v allocations per 100 ms (server and 3 clients)", allocs)
+	}
+	for i, c := range st.cls {
+		shown, ok := c.ShownTime(firstShip+game.EntityNum((c.ClientNum()+1)%3), c.Frame())
+		if got := c.Stats().SnapshotsReceived - before[i]; got < 50 || !ok || shown >= float64(c.Frame()) {
+			t.Errorf("client %d: %d snapshots during the runs, another's ship shown at %v (%v) at frame %d", i, got, shown, ok, c.Frame())
+		}
+	}
+}
