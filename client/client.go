@@ -549,9 +549,8 @@ const modeUnset game.PredictionMode = 0xff
 // registry gives entity type t: game.Interpolate shows the type's entities
 // between the last two snapshots (Quake 3 style), game.Predict runs the
 // game code for them (DOOM III §2), game.PredictOwner predicts those this
-// client owns and interpolates the others (for entities that implement
-// game.Owned; the others are interpolated). It takes effect at the next snapshot
-// and may be switched at any time, for example to compare predicted and
+// client owns (game.Owned) and interpolates the others. It takes effect at
+// the next snapshot and may be switched at any time, for example to compare predicted and
 // interpolated opponents (DOOM III §8). The local player's own entity is
 // always predicted, whatever its type's mode. Nothing changes on the wire:
 // the registry hash the server checks is the registry's. Entities
