@@ -38,18 +38,20 @@ type SendFunc func(to netip.AddrPort, pkt []byte)
 // Send implements Sender.
 func (f SendFunc) Send(to netip.AddrPort, pkt []byte) { f(to, pkt) }
 
-// InputSource produces the local player's command for frame f (a human's
-// input or a bot). It is called once per client frame, before the frame is
-// predicted; the client's world holds the state of frame f-1.
+// InputSource produces the local player's command for frame in.Frame (a
+// human's input or a bot), told which client it serves and that client's
+// player entity (Input). It is called once per client frame, on the
+// goroutine that owns the client, before the frame is predicted; the
+// client's world holds the state of frame in.Frame-1.
 type InputSource interface {
-	Command(f game.Frame) game.UserCmd
+	Command(in Input) game.UserCmd
 }
 
 // InputFunc adapts a function to InputSource.
-type InputFunc func(f game.Frame) game.UserCmd
+type InputFunc func(in Input) game.UserCmd
 
 // Command implements InputSource.
-func (f InputFunc) Command(fr game.Frame) game.UserCmd { return f(fr) }
+func (f InputFunc) Command(in Input) game.UserCmd { return f(in) }
 
 // Positioner is implemented by entities that have a position; the client
 // uses it for prediction statistics and render smoothing.
@@ -57,10 +59,10 @@ type Positioner interface {
 	Position() (x, y, z float32)
 }
 
-// Interpolator is implemented by entities of game.Interpolate types: set
-// the receiver to the state frac (0..1) of the way from from to to (two
-// snapshot states of the entity, of the receiver's type). Without it the
-// entity shows the newer snapshot state.
+// Interpolator is implemented by entities of game.Interpolate (and
+// game.PredictOwner) types: set the receiver to the state frac (0..1) of
+// the way from from to to (two snapshot states of the entity, of the
+// receiver's type). Without it the entity shows the newer snapshot state.
 type Interpolator interface {
 	Interpolate(from, to game.Entity, frac float32)
 }
@@ -390,8 +392,9 @@ type Stats struct {
 	SnapshotsLost     uint64 // sequence gaps (lost or dropped late; the server counts skipped ones)
 	// Prediction error at snapshot frames: the distance between the
 	// position predicted for the frame (recorded when the client first
-	// reached it) and the snapshot's; Self for the local player, Others
-	// for every other entity with a position.
+	// reached it) and the snapshot's; Self for the local player and the
+	// entities it owns (game.PredictOwner), Others for every other
+	// predicted entity with a position.
 	Self, Others PredictionError
 	// RTT is the channel's smoothed round-trip time (RFC 6298 smoothing;
 	// it includes the time the server waits before its next packet), zero
@@ -507,8 +510,12 @@ func (c *Client) BaseHash() (uint64, bool) {
 
 // Entity returns entity n as the client knows it: from the world when in
 // the PVS (visible), else its last known state kept aside (dormant: out
-// of the PVS, still receiving events).
+// of the PVS, still receiving events). Before the server's game is loaded
+// the client knows none (the game's world may not exist yet).
 func (c *Client) Entity(n game.EntityNum) (e game.Entity, typ game.TypeID, visible bool) {
+	if c.dec == nil {
+		return nil, game.NoType, false
+	}
 	if e, typ := c.g.Entity(n); e != nil {
 		return e, typ, c.pvs.Has(n)
 	}
@@ -552,14 +559,15 @@ const modeUnset game.PredictionMode = 0xff
 // SetTypeMode overrides, on this client only, the prediction mode the
 // registry gives entity type t: game.Interpolate shows the type's entities
 // between the last two snapshots (Quake 3 style), game.Predict runs the
-// game code for them (DOOM III §2). It takes effect at the next snapshot
-// and may be switched at any time, for example to compare predicted and
+// game code for them (DOOM III §2), game.PredictOwner predicts those this
+// client owns (game.Owned) and interpolates the others. It takes effect at
+// the next snapshot and may be switched at any time, for example to compare predicted and
 // interpolated opponents (DOOM III §8). The local player's own entity is
 // always predicted, whatever its type's mode. Nothing changes on the wire:
 // the registry hash the server checks is the registry's. Entities
 // without an Interpolator show the newer snapshot state.
 func (c *Client) SetTypeMode(t game.TypeID, m game.PredictionMode) {
-	if t == game.NoType || t > game.MaxTypeID || m > game.Interpolate {
+	if t == game.NoType || t > game.MaxTypeID || m > game.PredictOwner {
 		return
 	}
 	if int(t) >= len(c.modes) {
@@ -588,16 +596,21 @@ func (c *Client) TypeMode(t game.TypeID) game.PredictionMode {
 	return c.reg.Mode(t)
 }
 
-// mode is the prediction mode of entity n of type t: the local player's
-// entity is always predicted.
-func (c *Client) mode(n game.EntityNum, t game.TypeID) game.PredictionMode {
-	if c.modes == nil {
-		return c.reg.Mode(t)
+// mode is the prediction mode of entity n of type t, e in the world (nil
+// when not there): Predict or Interpolate, PredictOwner resolved by
+// ownerMode. The local player's entity is always predicted.
+func (c *Client) mode(n game.EntityNum, t game.TypeID, e game.Entity) game.PredictionMode {
+	m := c.reg.Mode(t)
+	if c.modes != nil {
+		if me, ok := c.g.PlayerEntity(c.me); ok && me == n {
+			return game.Predict
+		}
+		m = c.TypeMode(t)
 	}
-	if me, ok := c.g.PlayerEntity(c.me); ok && me == n {
-		return game.Predict
+	if m == game.PredictOwner {
+		return c.ownerMode(n, e)
 	}
-	return c.TypeMode(t)
+	return m
 }
 
 // Next is when the client next has something to do (a frame, a command

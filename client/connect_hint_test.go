@@ -30,7 +30,7 @@ func lonelyConnect(t *testing.T, cfg client.Config, answer func(p []byte) []byte
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.New(cfg, testgame.New(), client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{Frame: f} }),
+	c, err := client.New(cfg, testgame.New(), client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{Frame: in.Frame} }),
 		client.SendFunc(func(to netip.AddrPort, p []byte) { ep.WriteTo(p, to) }))
 	if err != nil {
 		t.Fatal(err)

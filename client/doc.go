@@ -49,7 +49,13 @@
 // events. Entities of game.Interpolate types are not left to the game
 // code: after every predicted frame they take the state between the last
 // two snapshots that carried them (Interpolator), moving from the older to
-// the newer over the snapshot interval after the newer arrived.
+// the newer over the snapshot interval after the newer arrived. Entities
+// of game.PredictOwner types are predicted by the client that owns them
+// (game.Owned, a field of their snapshot state) and interpolated by every
+// other client, entity by entity (Netcode for Entities' owner-predicted
+// ghosts): a player's vehicle or projectile responds at once to its
+// owner's input and moves smoothly, one snapshot interval in the past, on
+// the other screens.
 //
 // # Smoothing and statistics
 //
@@ -80,6 +86,24 @@
 // the packet that completes them. A message from the server that does not
 // decode ends the session with ErrProtocol naming its type (messages.go;
 // docs/PROTOCOL.md, "Game messages").
+//
+// # Reading a running client from another goroutine
+//
+// One goroutine owns a client (docs/ARCHITECTURE.md): a Runner's Run
+// goroutine owns the Client and the game.Game it predicts, and calls the
+// InputSource there too (which may therefore read the world directly).
+// Runner.Do is the one race-free way in from another goroutine (a
+// renderer, an HTTP handler): f runs on the owner between two packets or
+// frames, with the Client, and Do waits for it. Inside f read the world
+// (Client.Entity, Visible, VisualOffset, FrameFraction, or the game's own
+// entities), Stats, ShownTime, or change a setting (SetTypeMode); copy out
+// what is drawn or served (values, not pointers into the world, nor the
+// iterators it returns), return quickly (the client's frames wait) and do
+// not call Do from f. Do waits for Run to start; it returns false, without
+// running f, when ctx is done or Run has returned before f's turn
+// (Runner.After then reads the client's last state and error), and once
+// it returns f never runs (what f wrote is the caller's). The core without a Runner needs none of this: its
+// caller's goroutine is the owner. See the Runner.Do example.
 //
 // # Allocation
 //

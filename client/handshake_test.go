@@ -99,7 +99,7 @@ func pair(t testing.TB, d time.Duration) (*client.Client, [][]byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := client.New(client.Config{}, testgame.New(), client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{Forward: 9} }),
+	c, err := client.New(client.Config{}, testgame.New(), client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{Forward: 9} }),
 		client.SendFunc(func(to netip.AddrPort, p []byte) {
 			if len(p) > 1500 {
 				t.Fatalf("client sent %d bytes", len(p))

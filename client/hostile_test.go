@@ -39,7 +39,7 @@ func newHostileRig(t *testing.T) *hostileRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.c, err = New(Config{}, testgame.New(), InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{Forward: 9} }),
+	r.c, err = New(Config{}, testgame.New(), InputFunc(func(in Input) game.UserCmd { return game.UserCmd{Forward: 9} }),
 		SendFunc(func(to netip.AddrPort, p []byte) { r.toS = append(r.toS, bytes.Clone(p)) }))
 	if err != nil {
 		t.Fatal(err)

@@ -48,7 +48,7 @@ func (c *Client) advanceClock(now time.Duration) {
 // stepFrame samples the command for the next frame and predicts it.
 func (c *Client) stepFrame() {
 	f := c.cf + 1
-	cmd := c.input.Command(f)
+	cmd := c.input.Command(c.inputFor(f))
 	cmd.Frame = f
 	c.cmds[int(f)%cmdRing] = ownCmd{cmd: cmd, shift: c.shift, valid: true}
 	c.lastCmd = cmd
@@ -116,7 +116,7 @@ func (c *Client) interpolate(f game.Frame) {
 		if e == nil || typ != is.typ {
 			continue
 		}
-		if is.have == 0 || c.mode(n, typ) != game.Interpolate {
+		if is.have == 0 || c.mode(n, typ, e) != game.Interpolate {
 			continue // switched back to prediction (SetTypeMode)
 		}
 		ip, ok := e.(Interpolator)
@@ -152,7 +152,7 @@ func (c *Client) recordPrediction(f game.Frame) {
 	for n := range c.pvs.All() {
 		e, typ := c.g.Entity(n)
 		if p, ok := position(e); ok {
-			pf.pos = append(pf.pos, posRec{n: n, x: p[0], y: p[1], z: p[2], behind: c.behind(n, typ, f)})
+			pf.pos = append(pf.pos, posRec{n: n, x: p[0], y: p[1], z: p[2], behind: c.behind(n, typ, e, f)})
 		}
 	}
 }
@@ -160,8 +160,8 @@ func (c *Client) recordPrediction(f game.Frame) {
 // behind is how far before frame f the state shown for entity n at f is
 // from, in frames: 0 when predicted; when interpolated, f less the point
 // between the two snapshot frames interpolate placed it at.
-func (c *Client) behind(n game.EntityNum, typ game.TypeID, f game.Frame) float32 {
-	if c.mode(n, typ) != game.Interpolate {
+func (c *Client) behind(n game.EntityNum, typ game.TypeID, e game.Entity, f game.Frame) float32 {
+	if c.mode(n, typ, e) != game.Interpolate {
 		return 0
 	}
 	is := c.interp[n]
@@ -405,8 +405,14 @@ func (c *Client) loadSnapshot(s *snapshot.Snapshot) {
 		}
 		c.codec.Load(e, es.State, es.Bits)
 		d.live = false
-		if c.mode(es.Num, es.Type) == game.Interpolate {
+		if c.mode(es.Num, es.Type, e) == game.Interpolate {
 			c.pushInterp(es.Num, es.Type, es.State, es.Bits, h.Frame, h.Seq)
+		} else if c.TypeMode(es.Type) == game.PredictOwner {
+			// Owned by this client now: if it changes hands again, its
+			// interpolation restarts from the snapshots after that.
+			if is := c.interp[es.Num]; is != nil {
+				is.have = 0
+			}
 		}
 	}
 	// Every entity of the world outside the PVS leaves it. Entity numbers
@@ -461,12 +467,12 @@ func (c *Client) measureError(f game.Frame) {
 		}
 		e, typ := c.g.Entity(n)
 		p, ok := position(e)
-		if !ok || c.mode(n, typ) == game.Interpolate {
+		if !ok || c.mode(n, typ, e) == game.Interpolate {
 			continue // interpolated entities are not predicted
 		}
 		dx, dy, dz := float64(p[0]-px), float64(p[1]-py), float64(p[2]-pz)
 		d := math.Sqrt(dx*dx + dy*dy + dz*dz)
-		if hasMine && n == mine {
+		if c.owns(n, typ, e, mine, hasMine) {
 			c.predSelf.add(d)
 		} else {
 			c.predOthers.add(d)

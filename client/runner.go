@@ -113,8 +113,12 @@ func fromServer(from, srv netip.AddrPort) bool {
 	return from.Addr().Unmap() == srv.Addr().Unmap() && from.Port() == srv.Port()
 }
 
-// Do runs f on the goroutine that owns the client and waits for it; false
-// if Run is not running.
+// Do runs f on the goroutine that owns the client and waits for it: the
+// race-free way for another goroutine (a renderer, an HTTP handler) to
+// read the client's world and statistics (see the package doc). It waits
+// for f to return; before Run starts it waits for Run; false, without
+// running f, if ctx is done or Run has returned before f's turn (After
+// reads the client then).
 func (r *Runner) Do(ctx context.Context, f func(now time.Duration, c *Client)) bool {
 	return r.loop.Do(ctx, func(now time.Duration, u udpCore) { f(now, u.c) })
 }

@@ -133,7 +133,8 @@ func (s *sim) onFrame(f game.Frame) {
 }
 
 func botInput(sc *simClient, i int) client.InputFunc {
-	return func(f game.Frame) game.UserCmd {
+	return func(in client.Input) game.UserCmd {
+		f := in.Frame
 		var cmd game.UserCmd
 		switch sc.mode {
 		case botConstant:

@@ -55,7 +55,7 @@ func playOnce(t *testing.T, srv *server.Runner, addr string) {
 	wg.Add(1)
 	go func() { defer wg.Done(); srv.Run(ctx) }()
 	r, err := client.Dial(addr, client.Config{}, testgame.New(),
-		client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{Forward: 40} }))
+		client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{Forward: 40} }))
 	if err != nil {
 		t.Fatalf("dial %s: %v", addr, err)
 	}

@@ -31,7 +31,7 @@ func TestUDPRunners(t *testing.T) {
 	errs := make(chan error, 2)
 	for range 2 {
 		r, err := client.Dial(srv.Addr().String(), client.Config{}, testgame.New(),
-			client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{Forward: 40} }))
+			client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{Forward: 40} }))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -50,6 +50,11 @@ const (
 	// III §8: "the prediction of the position of opponents could be disabled
 	// and instead interpolation could be used").
 	Interpolate
+	// PredictOwner predicts the entity on the client that owns it and
+	// interpolates it on the others, per entity (Netcode for Entities'
+	// owner-predicted ghosts): the type's entities implement Owned, whose
+	// owner travels in the snapshot like any other field.
+	PredictOwner
 )
 
 func (m PredictionMode) String() string {
@@ -58,6 +63,8 @@ func (m PredictionMode) String() string {
 		return "predict"
 	case Interpolate:
 		return "interpolate"
+	case PredictOwner:
+		return "predict-owner"
 	}
 	return "PredictionMode(?)"
 }

@@ -64,8 +64,10 @@ func (r *Registry) RegisterAs(id TypeID, t EntityType) error {
 		return fmt.Errorf("%w: type name %q must be 1..255 bytes", ErrRange, t.Name)
 	case t.New == nil:
 		return fmt.Errorf("game: type %q has no constructor", t.Name)
-	case t.Mode > Interpolate:
+	case t.Mode > PredictOwner:
 		return fmt.Errorf("%w: type %q has prediction mode %d", ErrRange, t.Name, t.Mode)
+	case t.Mode == PredictOwner && !isOwned(t.New()):
+		return fmt.Errorf("game: type %q is PredictOwner but its entities do not implement Owned", t.Name)
 	}
 	if _, dup := r.byName[t.Name]; dup {
 		return fmt.Errorf("%w: name %q", ErrDuplicateType, t.Name)

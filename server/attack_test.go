@@ -68,7 +68,7 @@ func startMatch(t *testing.T, cfg server.Config, secure bool, n int) *match {
 			ccfg.Token = tok
 		}
 		r, err := client.Dial(srv.Addr().String(), ccfg, testgame.New(),
-			client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{Forward: 40} }))
+			client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{Forward: 40} }))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -564,7 +564,7 @@ func TestAttackReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	cr, err := client.Dial(relayAddr.String(), client.Config{Token: tok}, testgame.New(),
-		client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{Forward: 40} }))
+		client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{Forward: 40} }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -651,7 +651,7 @@ func TestRebindReflectionBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	var toServer [][]byte
-	cl, err := client.New(client.Config{Token: tok}, testgame.New(), client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{} }),
+	cl, err := client.New(client.Config{Token: tok}, testgame.New(), client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{} }),
 		client.SendFunc(func(to netip.AddrPort, p []byte) { toServer = append(toServer, append([]byte(nil), p...)) }))
 	if err != nil {
 		t.Fatal(err)

@@ -97,6 +97,23 @@
 // "getstatus") go to a query handler, which may reply (snapwire serve
 // sets one through internal/serverhook, Hooks.OnConnectionless).
 //
+// # Reading a running server from another goroutine
+//
+// One goroutine owns a match (docs/ARCHITECTURE.md): a Runner's Run
+// goroutine owns the Server and the game.Game it drives, and nothing else
+// may touch either while Run runs, not even to read. Runner.Do is the one
+// way in from another goroutine (an HTTP handler, a console, a metrics
+// scraper): f runs on the owner between two packets or frames, with the
+// Server, and Do waits for it. Inside f read anything: Stats,
+// AppendClients, the game's entities through the Game value given to
+// Listen; and change things (ChangeMap, Kick). Copy out what is needed
+// after f returns (values, not pointers into the world, nor the iterators
+// the world returns); f must return quickly (the frames wait for it) and
+// must not call Do. Do waits for Run to start; it returns false, without
+// running f, when ctx is done or Run has returned before f's turn, and
+// once it returns f never runs (what f wrote is the caller's). The core without a Runner needs none of
+// this: its caller's goroutine is the owner. See the Runner.Do example.
+//
 // # Allocation
 //
 // Advance and HandlePacket allocate nothing in steady state (clients

@@ -96,7 +96,7 @@ func (r *simRig) addClient(addr netip.AddrPort, cfg client.Config) *client.Clien
 		r.t.Fatal(err)
 	}
 	r.eps[addr] = ep
-	c, err := client.New(cfg, testgame.New(), client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{Forward: 30} }),
+	c, err := client.New(cfg, testgame.New(), client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{Forward: 30} }),
 		client.SendFunc(func(to netip.AddrPort, p []byte) { ep.WriteTo(p, to) }))
 	if err != nil {
 		r.t.Fatal(err)

@@ -52,7 +52,7 @@ func TestRebindReflectionValidated(t *testing.T) {
 		Advance: func(time.Duration) {}, Next: func() time.Duration { return 1 << 62 }})
 	spoofing, spoofed, lastKeep := false, 0, time.Duration(-1<<62)
 	c, err := client.New(client.Config{Token: r.token(token.Params{}), Timeout: time.Hour}, testgame.New(),
-		client.InputFunc(func(game.Frame) game.UserCmd { return game.UserCmd{Forward: 30} }),
+		client.InputFunc(func(client.Input) game.UserCmd { return game.UserCmd{Forward: 30} }),
 		client.SendFunc(func(to netip.AddrPort, p []byte) {
 			switch {
 			case !spoofing:

@@ -155,9 +155,11 @@ func (r *Runner) inject(from netip.AddrPort, pkt []byte) bool {
 // Addr is the socket's address.
 func (r *Runner) Addr() netip.AddrPort { return r.conn.LocalAddr().(*net.UDPAddr).AddrPort() }
 
-// Do runs f on the goroutine that owns the server (for example ChangeMap
-// or reading statistics) and waits for it; it returns false if Run is not
-// running.
+// Do runs f on the goroutine that owns the server (for example ChangeMap,
+// or reading statistics and the game's world for another goroutine: the
+// race-free way, see the package doc) and waits for it to return. Before
+// Run starts it waits for it; it returns false, without running f, if ctx
+// is done or Run has returned before f's turn.
 func (r *Runner) Do(ctx context.Context, f func(now time.Duration, s *Server)) bool {
 	return r.loop.Do(ctx, func(now time.Duration, c udpCore) { f(now, c.s) })
 }

@@ -186,14 +186,11 @@ func playBot(ctx context.Context, o botOptions, stdout io.Writer) error {
 	w := refgame.NewGame()
 	ai := refgame.NewBot(o.seed, 0, o.mode)
 	// cl is set and read only on the Runner's goroutine (in Do and in the
-	// input callback), which owns the client.
+	// snapshot hook), which owns the client.
 	var cl *client.Client
-	input := client.InputFunc(func(f game.Frame) game.UserCmd {
-		if cl == nil || cl.State() != client.Connected {
-			return game.UserCmd{Frame: f}
-		}
-		ai.Client = cl.ClientNum()
-		return ai.Command(w, f)
+	input := client.InputFunc(func(in client.Input) game.UserCmd {
+		ai.Client = in.Client
+		return ai.Command(w, in.Frame)
 	})
 	// moved notes the other players seen moving, on the Runner's goroutine.
 	moved := newMoveWatch()

@@ -28,7 +28,7 @@ func TestGuide(t *testing.T) {
 	}
 	cliGame := guide.New()
 	cli, err := client.New(client.Config{}, cliGame,
-		client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{Forward: 3} }),
+		client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{Forward: 3} }),
 		client.SendFunc(func(to netip.AddrPort, p []byte) { cliEP.WriteTo(p, to) }))
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,7 @@ func TestHooksReachTheClient(t *testing.T) {
 		t.Fatalf("copied Config has hooks %+v", h)
 	}
 	var sent int
-	c, err := client.New(cfg, testgame.New(), client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{Frame: f} }),
+	c, err := client.New(cfg, testgame.New(), client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{Frame: in.Frame} }),
 		client.SendFunc(func(netip.AddrPort, []byte) { sent++ }))
 	if err != nil {
 		t.Fatal(err)

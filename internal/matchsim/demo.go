@@ -370,15 +370,12 @@ func (h *harness) addClient(i int, name string, mode refgame.BotMode, input clie
 			}
 		},
 	})
-	botInput := client.InputFunc(func(f game.Frame) game.UserCmd {
-		if b.c.State() != client.Connected {
-			return game.UserCmd{Frame: f}
-		}
+	botInput := client.InputFunc(func(in client.Input) game.UserCmd {
 		if b.input != nil {
-			return b.input.Command(f)
+			return b.input.Command(in)
 		}
-		b.ai.Client = b.c.ClientNum()
-		return b.ai.Command(b.w, f)
+		b.ai.Client = in.Client
+		return b.ai.Command(b.w, in.Frame)
 	})
 	var g game.Game = b.w
 	if h.opt.Reprediction {

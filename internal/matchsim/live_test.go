@@ -19,9 +19,9 @@ func TestLive(t *testing.T) {
 	opt.Clients = 3
 	var l *Live
 	ai := refgame.NewBot(99, 0, refgame.BotDeathmatch)
-	input := client.InputFunc(func(f game.Frame) game.UserCmd {
-		ai.Client = l.Client().ClientNum()
-		return ai.Command(l.World(), f)
+	input := client.InputFunc(func(in client.Input) game.UserCmd {
+		ai.Client = in.Client
+		return ai.Command(l.World(), in.Frame)
 	})
 	l, err := NewLive(opt, "you", input)
 	if err != nil {

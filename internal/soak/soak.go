@@ -178,14 +178,10 @@ func dialClients(ctx, cctx context.Context, wg *sync.WaitGroup, srv *server.Runn
 		}
 		w := refgame.NewGame()
 		bot := refgame.NewBot(uint64(i+1), 0, refgame.BotDeathmatch)
-		var cl *client.Client
 		r, err := client.Dial(srv.Addr().String(), client.Config{Name: "soak" + strconv.Itoa(i), Token: tok}, w,
-			client.InputFunc(func(f game.Frame) game.UserCmd {
-				if cl == nil || cl.State() != client.Connected {
-					return game.UserCmd{Frame: f}
-				}
-				bot.Client = cl.ClientNum()
-				return bot.Command(w, f)
+			client.InputFunc(func(in client.Input) game.UserCmd {
+				bot.Client = in.Client
+				return bot.Command(w, in.Frame)
 			}))
 		if err != nil {
 			return nil, err
@@ -193,7 +189,6 @@ func dialClients(ctx, cctx context.Context, wg *sync.WaitGroup, srv *server.Runn
 		clients = append(clients, r)
 		wg.Add(1)
 		go func() { defer wg.Done(); r.Run(cctx) }()
-		r.Do(ctx, func(_ time.Duration, c *client.Client) { cl = c })
 	}
 	return clients, nil
 }

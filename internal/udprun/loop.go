@@ -169,9 +169,13 @@ func (l *Loop[C]) Inject(from netip.AddrPort, pkt []byte) bool {
 
 // Do runs f on the goroutine that owns the core, between packets and
 // timer events, and waits for it. It returns true once f has returned,
-// false if ctx is done first or Run has returned (if ctx ends while f is
-// running, f still runs to completion on the owner; Do just stops
-// waiting). Before Run starts, Do waits for it. f must not call Do.
+// false without running f if ctx is done or Run has returned before the
+// owner takes f. Once the owner has taken f (the hand-off is unbuffered:
+// the owner runs f at once), Do waits for f to return even if ctx ends
+// meanwhile, so f never runs after Do returns and whatever f wrote may be
+// read once Do has returned, whatever it returned: the race-free reading
+// of the packages' docs. Before Run starts, Do waits for it. f must not
+// call Do.
 func (l *Loop[C]) Do(ctx context.Context, f func(now time.Duration, c C)) bool {
 	if ctx.Err() != nil {
 		return false
@@ -184,12 +188,8 @@ func (l *Loop[C]) Do(ctx context.Context, f func(now time.Duration, c C)) bool {
 	case <-l.exited:
 		return false
 	}
-	select {
-	case <-done:
-		return true
-	case <-ctx.Done():
-		return false
-	}
+	<-done
+	return true
 }
 
 // Run owns and drives the core until ctx is cancelled (it calls Stop and

@@ -379,9 +379,10 @@ func TestAdvanceDone(t *testing.T) {
 	}
 }
 
-// Acceptance: Do returns false when its context ends while f runs (f still
-// completes on the owner), when ctx is already done, and after Run has
-// returned.
+// Acceptance: Do returns true only once f has returned, even when its
+// context ends while f runs (so f never runs after Do returns, and what f
+// wrote is the caller's to read: issue 24's race-free reading); false,
+// without running f, when ctx is already done and after Run has returned.
 func TestDoCancelled(t *testing.T) {
 	conn := listen(t)
 	l := New(conn, &testCore{}, Config{})
@@ -399,15 +400,15 @@ func TestDoCancelled(t *testing.T) {
 	}
 	cancel()
 	select {
-	case ok := <-ret:
-		if ok {
-			t.Error("Do returned true after its ctx was cancelled during f")
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Do did not return after its ctx was cancelled")
+	case <-ret:
+		t.Fatal("Do returned while f was running on the owner")
+	case <-time.After(50 * time.Millisecond):
 	}
 	close(release)
 	<-finished
+	if !<-ret {
+		t.Error("Do returned false after f ran to completion")
+	}
 	if l.Do(ctx, func(time.Duration, *testCore) { t.Error("f ran with a done ctx") }) {
 		t.Error("Do with a done ctx returned true")
 	}

@@ -29,7 +29,7 @@ func TestRunnersDisconnectReasons(t *testing.T) {
 	sctx, stopServer := context.WithCancel(ctx)
 	served := make(chan error, 1)
 	go func() { served <- srv.Run(sctx) }()
-	input := client.InputFunc(func(game.Frame) game.UserCmd { return game.UserCmd{} })
+	input := client.InputFunc(func(client.Input) game.UserCmd { return game.UserCmd{} })
 
 	run := func(password string) (*client.Runner, chan error) {
 		r, err := client.Dial(srv.Addr().String(), client.Config{Password: password}, testgame.New(), input)
@@ -92,7 +92,7 @@ func TestRunnersClose(t *testing.T) {
 		t.Fatalf("server port still held after Close: %v", err)
 	}
 	again.Close()
-	c, err := client.Dial(addr.String(), client.Config{}, testgame.New(), client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{} }))
+	c, err := client.Dial(addr.String(), client.Config{}, testgame.New(), client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{} }))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -119,13 +119,10 @@ func New(opt Options) (*Session, error) {
 	return s, nil
 }
 
-// command is the player's command for frame f: the bot's with Autoplay,
-// else the input's.
-func (s *Session) command(f game.Frame) game.UserCmd {
-	if s.cl == nil || s.cl.State() != client.Connected {
-		return game.UserCmd{Frame: f}
-	}
-	me := s.cl.ClientNum()
+// command is the player's command for frame in.Frame: the bot's with
+// Autoplay, else the input's.
+func (s *Session) command(in client.Input) game.UserCmd {
+	f, me := in.Frame, in.Client
 	if s.opt.Autoplay {
 		s.bot.Client = me
 		cmd := s.bot.Command(s.w, f)
@@ -133,7 +130,7 @@ func (s *Session) command(f game.Frame) game.UserCmd {
 		return cmd
 	}
 	var p *refgame.Player
-	if e, typ := s.w.Entity(game.EntityNum(me)); typ == refgame.TypePlayer {
+	if e, typ := s.w.Entity(in.Player); in.HasPlayer && typ == refgame.TypePlayer {
 		p = e.(*refgame.Player)
 	}
 	cmd := Command(s.in, p, s.yaw, f)

@@ -163,12 +163,9 @@ func newPlayer(t *testing.T, ctx context.Context, url string, seed uint64, rec *
 				p.unchecked++
 			}
 		}})
-	p.cl, err = client.New(cfg, p.w, client.InputFunc(func(f game.Frame) game.UserCmd {
-		if p.cl.State() != client.Connected {
-			return game.UserCmd{Frame: f}
-		}
-		bot.Client = p.cl.ClientNum()
-		return bot.Command(p.w, f)
+	p.cl, err = client.New(cfg, p.w, client.InputFunc(func(in client.Input) game.UserCmd {
+		bot.Client = in.Client
+		return bot.Command(p.w, in.Frame)
 	}), client.SendFunc(func(to netip.AddrPort, b []byte) { conn.Write(b) }))
 	if err != nil {
 		t.Fatal(err)
@@ -277,12 +274,9 @@ func TestDataChannelMatch(t *testing.T) {
 		}
 	}})
 	udp, err := client.Dial(m.run.Addr().String(), udpCfg, udpWorld,
-		client.InputFunc(func(f game.Frame) game.UserCmd {
-			if udpCl == nil || udpCl.State() != client.Connected {
-				return game.UserCmd{Frame: f}
-			}
-			udpBot.Client = udpCl.ClientNum()
-			return udpBot.Command(udpWorld, f)
+		client.InputFunc(func(in client.Input) game.UserCmd {
+			udpBot.Client = in.Client
+			return udpBot.Command(udpWorld, in.Frame)
 		}))
 	if err != nil {
 		t.Fatal(err)

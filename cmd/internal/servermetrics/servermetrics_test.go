@@ -78,7 +78,7 @@ func TestCollectorAgainstServerCounters(t *testing.T) {
 	defer stopClients()
 	for i := range 3 {
 		c, err := client.Dial(r.Addr().String(), client.Config{Name: "m"}, testgame.New(),
-			client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{Forward: int8(20 + i)} }))
+			client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{Forward: int8(20 + i)} }))
 		if err != nil {
 			t.Fatal(err)
 		}
