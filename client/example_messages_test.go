@@ -45,7 +45,7 @@ func ExampleClient_SendMessage() {
 	ccfg := client.Config{Name: "ranger", OnMessage: func(m game.Message) {
 		heard = append(heard, m.(*Say).Text) // copy what you keep: m is reused
 	}}
-	input := client.InputFunc(func(game.Frame) game.UserCmd { return game.UserCmd{} })
+	input := client.InputFunc(func(client.Input) game.UserCmd { return game.UserCmd{} })
 	cli, _ := client.New(ccfg, newWorld(), input, client.SendFunc(func(to netip.AddrPort, p []byte) { cliEP.WriteTo(p, to) }))
 	cli.Connect(0, srvEP.Addr())
 	nodes := []netsim.Node{

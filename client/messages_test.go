@@ -174,7 +174,7 @@ func (m *msgNet) addClient(register func(*game.Registry)) *msgPeer {
 			p.got = append(p.got, received{c.Seq, c.Text})
 		}
 	}}
-	input := client.InputFunc(func(f game.Frame) game.UserCmd { return game.UserCmd{Forward: 40} })
+	input := client.InputFunc(func(client.Input) game.UserCmd { return game.UserCmd{Forward: 40} })
 	ep := p.ep
 	if p.c, err = client.New(ccfg, g, input, client.SendFunc(func(to netip.AddrPort, b []byte) { ep.WriteTo(b, to) })); err != nil {
 		m.t.Fatal(err)

@@ -391,8 +391,8 @@ func (s *spawnSim) addClient(i int) *spawnClient {
 	h.OnSnapshot = func(snap *snapshot.Snapshot) { s.checkSnapshot(sc, snap) }
 	h.OnApply = func(seq snapshot.Seq, base *snapshot.CommonBase) { s.checkBase(sc, seq, base) }
 	clienthook.Set(&ccfg, h)
-	input := client.InputFunc(func(f game.Frame) game.UserCmd {
-		return game.UserCmd{Forward: int8((int(f)/40+i)%3*50 - 50)}
+	input := client.InputFunc(func(in client.Input) game.UserCmd {
+		return game.UserCmd{Forward: int8((int(in.Frame)/40+i)%3*50 - 50)}
 	})
 	sc.c, err = client.New(ccfg, sc.g, input, client.SendFunc(func(to netip.AddrPort, p []byte) { ep.WriteTo(p, to) }))
 	if err != nil {
