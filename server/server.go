@@ -249,6 +249,10 @@ type Server struct {
 	usedTokens tokenTable
 	connects   attemptTable // insecure connects per IP address
 	pwFails    attemptTable // wrong passwords per IP address
+
+	// regDigest is reg's session.RegistryDigest, which a refusal for a
+	// wrong registry carries (handshake.go).
+	regDigest string
 }
 
 // Stats are the server-wide counters an operator reads (the Prometheus
@@ -296,6 +300,7 @@ func New(pub Config, g game.Game, settings string, send Sender) (*Server, error)
 		evbuf:    make([]byte, session.MaxEventsMessageBytes),
 		mapBase:  snapshot.NewCommonBase(g.Registry().NumStates()),
 	}
+	s.regDigest = string(session.RegistryDigest(s.reg))
 	s.replyFn = func(p []byte) { s.sendOOB(s.replyTo, p) }
 	if !cfg.Deterministic {
 		var seed [32]byte
