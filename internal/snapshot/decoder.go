@@ -65,6 +65,11 @@ type Decoder struct {
 	dr       *bitmsg.DeltaReader
 	state    [game.MaxStateBytes]byte
 	evbuf    [game.MaxEventBytes]byte
+
+	// hand[t] and stateHand[id]: the codec is hand-written, and checked
+	// (codeccheck.go).
+	hand, stateHand []bool
+	codec           codecCheck
 }
 
 // NewDecoder returns a decoder with an empty base; call Base().Init right
@@ -75,6 +80,7 @@ func NewDecoder(reg *game.Registry) (*Decoder, error) {
 		typeBits: TypeBits(reg),
 		base:     NewCommonBase(reg.NumStates()),
 		scratch:  make([]game.Entity, int(MaxTypeID(reg))+1),
+		hand:     make([]bool, int(MaxTypeID(reg))+1),
 		dr:       new(bitmsg.DeltaReader),
 	}
 	for id := range reg.NumStates() {
@@ -83,6 +89,7 @@ func NewDecoder(reg *game.Registry) (*Decoder, error) {
 			return nil, fmt.Errorf("%w: state %d", game.ErrUnknownType, id)
 		}
 		d.states = append(d.states, st.New())
+		d.stateHand = append(d.stateHand, handWritten(d.states[id]))
 	}
 	return d, nil
 }
@@ -182,6 +189,13 @@ func (d *Decoder) decodeEntities(r *bitmsg.Reader, s *Snapshot, p *pending) erro
 		}
 		bitops.ResetReader(d.dr, bstate, bbits, r, d.state[:])
 		ent.ReadSnapshot(d.dr)
+		if _, nb := bitops.ReaderState(d.dr); d.hand[es.Type] {
+			if e := d.codec.check(ent, nb, d.dr.Err(), r); e != nil {
+				t, _ := d.reg.Type(es.Type)
+				e.Entity, e.TypeName = n, t.Name
+				return e
+			}
+		}
 		if err := d.dr.Err(); err != nil {
 			return fmt.Errorf("%w: entity %d (type %d): %w", ErrCorrupt, n, es.Type, err)
 		}
@@ -215,6 +229,13 @@ func (d *Decoder) decodeStates(r *bitmsg.Reader, s *Snapshot, p *pending) error 
 		}
 		bitops.ResetReader(d.dr, bstate, bbits, r, d.state[:])
 		st.ReadSnapshot(d.dr)
+		if _, nb := bitops.ReaderState(d.dr); d.stateHand[id] {
+			if e := d.codec.check(st, nb, d.dr.Err(), r); e != nil {
+				t, _ := d.reg.State(game.StateID(id))
+				e.IsState, e.State, e.TypeName = true, game.StateID(id), t.Name
+				return e
+			}
+		}
 		if err := d.dr.Err(); err != nil {
 			return fmt.Errorf("%w: state %d: %w", ErrCorrupt, id, err)
 		}
@@ -330,6 +351,7 @@ func (d *Decoder) scratchEntity(t game.TypeID) (game.Entity, error) {
 			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 		}
 		d.scratch[t] = e
+		d.hand[t] = handWritten(e)
 	}
 	return d.scratch[t], nil
 }
