@@ -18,7 +18,10 @@ package snapshot
 //     full state the server's WriteSnapshot wrote earlier. A DeltaWriter
 //     marks every field the base cannot supply as changed, so a reader
 //     that runs past the end of its base (bitmsg.ErrUnderflow with the
-//     snapshot itself unread to its end) reads more than was written.
+//     snapshot itself unread to its end) reads more than was written. A
+//     forged snapshot can show this sign too (a spawn whose first flag is
+//     0); on a secure session every snapshot decoded has passed the
+//     channel's authentication, so it comes from the server.
 //
 // Declared codecs (game.Declared) are generated in pairs and skip the
 // check; a hand-written one pays one WriteSnapshot per entity the snapshot
@@ -65,8 +68,9 @@ func (e *CodecError) Error() string {
 	return fmt.Sprintf("%s: ReadSnapshot read %d bits, WriteSnapshot wrote %d", what, e.Read, e.Wrote)
 }
 
-// Is makes errors.Is(err, ErrCodec) true.
-func (e *CodecError) Is(target error) bool { return target == ErrCodec }
+// Is makes errors.Is(err, ErrCodec) and errors.Is(err, ErrCorrupt) true:
+// the snapshot does not decode.
+func (e *CodecError) Is(target error) bool { return target == ErrCodec || target == ErrCorrupt }
 
 // codecCheck holds the decoder's scratch for the check.
 type codecCheck struct {
