@@ -149,8 +149,7 @@ func TestRefusedNamesTypeAndField(t *testing.T) {
 	const want = `client: server: wrong entity registry: entity type "pitch.Ball" field "Health" differs (client: "Health uint8")`
 	insecure := playBall(t, newBallGame(ballCodec{healthBits: 7}, true), newBallGame(ballCodec{healthBits: 8}, true),
 		server.Config{}, client.Config{}, 2*time.Second)
-	var s *sim
-	s = &sim{}
+	s := &sim{} // secureConfig's wall clock: wallStart, as virtual time stays 0 in it
 	tok := issueToken(t, token.Params{ClientID: 1}, wallStart)
 	secure := playBall(t, newBallGame(ballCodec{healthBits: 7}, true), newBallGame(ballCodec{healthBits: 8}, true),
 		secureConfig(&s), client.Config{Token: tok}, 300*time.Millisecond) // a sealed refuse is believed at once, a plain one after 500 ms
