@@ -23,9 +23,20 @@ package snapshot
 //     0); on a secure session every snapshot decoded has passed the
 //     channel's authentication, so it comes from the server.
 //
-// Declared codecs (game.Declared) are generated in pairs and skip the
-// check; a hand-written one pays one WriteSnapshot per entity the snapshot
-// carries, into a buffer of the decoder: nothing is allocated.
+// The first check runs only when the read's length differs from the base
+// state's (always for a spawn, whose base is empty), the second when the
+// read failed. A base state is what WriteSnapshot wrote (the map's,
+// CommonBase.Init) or what an earlier read rebuilt under the same rule, so
+// for a codec whose layout does not depend on its values a read of the
+// base's length is the writer's length: the skipped reads are ones that
+// cannot fail the check. (A codec whose layout depends on its values may
+// misread to exactly the base's length; the next read of another length
+// shows it.) In steady state changed entities keep their length, and the
+// check costs the decoder nothing for them (BenchmarkDecode256 under
+// callgrind: 207,195 instructions per decode before the check, 207,720
+// with it). Declared codecs (game.Declared) are generated in pairs and skip
+// it. The WriteSnapshot goes into a buffer of the decoder: nothing is
+// allocated.
 
 import (
 	"errors"
@@ -102,10 +113,14 @@ func (c *codecCheck) written(s game.Snapshotter) int {
 
 // check compares what s's ReadSnapshot read (readBits; err is the
 // DeltaReader's error, in the snapshot reader being read) with what its
-// WriteSnapshot writes, and returns a CodecError, with Entity, IsState,
-// State and TypeName left for the caller, if they differ.
-func (c *codecCheck) check(s game.Snapshotter, readBits int, err error, in *bitmsg.Reader) *CodecError {
-	if err != nil {
+// WriteSnapshot writes, if hand (a hand-written codec), and returns a
+// CodecError, with Entity, IsState, State and TypeName left for the caller,
+// if they differ.
+func (c *codecCheck) check(hand bool, s game.Snapshotter, readBits int, err error, in *bitmsg.Reader) *CodecError {
+	switch {
+	case !hand:
+		return nil
+	case err != nil:
 		if errors.Is(err, bitmsg.ErrUnderflow) && in.Err() == nil {
 			return &CodecError{PastBase: true, Wrote: c.written(s)}
 		}
@@ -115,4 +130,18 @@ func (c *codecCheck) check(s game.Snapshotter, readBits int, err error, in *bitm
 		return &CodecError{Read: readBits, Wrote: wrote}
 	}
 	return nil
+}
+
+// entityCodecError names entity n of type t in e.
+func (d *Decoder) entityCodecError(e *CodecError, n game.EntityNum, t game.TypeID) error {
+	typ, _ := d.reg.Type(t)
+	e.Entity, e.TypeName = n, typ.Name
+	return e
+}
+
+// stateCodecError names state id in e.
+func (d *Decoder) stateCodecError(e *CodecError, id game.StateID) error {
+	st, _ := d.reg.State(id)
+	e.IsState, e.State, e.TypeName = true, id, st.Name
+	return e
 }

@@ -189,20 +189,21 @@ func (d *Decoder) decodeEntities(r *bitmsg.Reader, s *Snapshot, p *pending) erro
 		}
 		bitops.ResetReader(d.dr, bstate, bbits, r, d.state[:])
 		ent.ReadSnapshot(d.dr)
-		if _, nb := bitops.ReaderState(d.dr); d.hand[es.Type] {
-			if e := d.codec.check(ent, nb, d.dr.Err(), r); e != nil {
-				t, _ := d.reg.Type(es.Type)
-				e.Entity, e.TypeName = n, t.Name
-				return e
-			}
-		}
 		if err := d.dr.Err(); err != nil {
+			if e := d.codec.check(d.hand[es.Type], ent, 0, err, r); e != nil {
+				return d.entityCodecError(e, n, es.Type)
+			}
 			return fmt.Errorf("%w: entity %d (type %d): %w", ErrCorrupt, n, es.Type, err)
 		}
 		if !es.Spawn && !bitops.ReaderChanged(d.dr) {
 			return fmt.Errorf("%w: entity %d written without a change", ErrCorrupt, n)
 		}
 		st, nb := bitops.ReaderState(d.dr)
+		if nb != bbits { // a spawn, a new length or a misread (codeccheck.go)
+			if e := d.codec.check(d.hand[es.Type], ent, nb, nil, r); e != nil {
+				return d.entityCodecError(e, n, es.Type)
+			}
+		}
 		d.addEntity(s, &es, st, nb)
 		p.addEnt(n, es.Type, st, nb, 0)
 		next = -1
@@ -229,20 +230,21 @@ func (d *Decoder) decodeStates(r *bitmsg.Reader, s *Snapshot, p *pending) error 
 		}
 		bitops.ResetReader(d.dr, bstate, bbits, r, d.state[:])
 		st.ReadSnapshot(d.dr)
-		if _, nb := bitops.ReaderState(d.dr); d.stateHand[id] {
-			if e := d.codec.check(st, nb, d.dr.Err(), r); e != nil {
-				t, _ := d.reg.State(game.StateID(id))
-				e.IsState, e.State, e.TypeName = true, game.StateID(id), t.Name
-				return e
-			}
-		}
 		if err := d.dr.Err(); err != nil {
+			if e := d.codec.check(d.stateHand[id], st, 0, err, r); e != nil {
+				return d.stateCodecError(e, game.StateID(id))
+			}
 			return fmt.Errorf("%w: state %d: %w", ErrCorrupt, id, err)
 		}
 		if !bitops.ReaderChanged(d.dr) {
 			return fmt.Errorf("%w: state %d written without a change", ErrCorrupt, id)
 		}
 		nst, nb := bitops.ReaderState(d.dr)
+		if nb != bbits {
+			if e := d.codec.check(d.stateHand[id], st, nb, nil, r); e != nil {
+				return d.stateCodecError(e, game.StateID(id))
+			}
+		}
 		d.addState(s, true, nst, nb)
 		p.addState(game.StateID(id), nst, nb)
 	}
