@@ -107,6 +107,12 @@ func TestExplainRegistry(t *testing.T) {
 	if got, _ := ExplainRegistry(server, RegistryDigest(digestRegistry{extraType: true}.build())); got != "the server registers entity type id 3, the client does not" {
 		t.Errorf("server's extra type: %q", got)
 	}
+	// A forged digest carries hashes only: the text is the client's own.
+	evil := game.NewRegistry()
+	evil.MustRegister(game.EntityType{Name: "click http://evil.example", New: func() game.Entity { return &layoutEnt{"Pay int[0,9]"} }})
+	if got, _ := ExplainRegistry(server, RegistryDigest(evil)); strings.Contains(got, "evil") || strings.Contains(got, "Pay") || got == "" {
+		t.Errorf("forged digest: %q", got)
+	}
 	if got, err := ExplainRegistry(server, digest); got != "" || err != nil {
 		t.Errorf("equal registries: %q %v", got, err)
 	}
