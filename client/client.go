@@ -207,9 +207,22 @@ func (e *Quake3Error) Error() string {
 }
 
 // RefusedError is the server's refusal or disconnect reason.
-type RefusedError struct{ Reason Reason }
+type RefusedError struct {
+	Reason Reason
+	// Detail names, for ReasonWrongRegistry, the client's entity type (or
+	// state) and the first of its fields that differ from the server's:
+	// `entity type "arena.Player" field "Health" differs (client: "Health
+	// int[0,100]")`; empty when the server's registry was too large to
+	// describe or the difference is not found.
+	Detail string
+}
 
-func (e *RefusedError) Error() string { return "client: server: " + e.Reason.String() }
+func (e *RefusedError) Error() string {
+	if e.Detail != "" {
+		return "client: server: " + e.Reason.String() + ": " + e.Detail
+	}
+	return "client: server: " + e.Reason.String()
+}
 
 const (
 	cmdRing  = 256
@@ -293,6 +306,9 @@ type Client struct {
 	// authenticated accept comes first (handshake.go).
 	refusal, lasting session.Reason
 	believeAt        time.Duration
+	// lastingDetail names what differs when lasting is a wrong registry
+	// (session.ExplainRegistry; RefusedError.Detail).
+	lastingDetail string
 	// quake3 is the command of a Quake 3 server's answer (a client with
 	// a token believes it at believeAt, as a plain refuse).
 	quake3   string

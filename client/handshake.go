@@ -29,6 +29,7 @@ func (c *Client) Connect(now time.Duration, addr netip.AddrPort) {
 	c.tries = 0
 	c.err = nil
 	c.refusal, c.lasting, c.believeAt, c.quake3 = session.ReasonNone, session.ReasonNone, 0, ""
+	c.lastingDetail = ""
 	c.deadline = now + c.cfg.ConnectTimeout
 	c.lastNow = now
 	c.sendHandshake(now)
@@ -123,7 +124,7 @@ func (c *Client) handleConnectionless(now time.Duration, p []byte) {
 		if err != nil || m.Nonce != c.nonce || (c.state != Connecting && c.state != Challenging) {
 			return
 		}
-		c.refused(now, m.Reason, false)
+		c.refused(now, m, false)
 	case session.KindSealedRefuse:
 		t := tokenwire.Of(c.cfg.Token)
 		if t == nil || (c.state != Connecting && c.state != Challenging) {
@@ -135,7 +136,7 @@ func (c *Client) handleConnectionless(now time.Duration, p []byte) {
 			return
 		}
 		if m.Nonce == c.nonce {
-			c.refused(now, m.Reason, true)
+			c.refused(now, m, true)
 		}
 	}
 }
@@ -180,9 +181,17 @@ func transient(why session.Reason) bool {
 // authenticated accept: a forged refuse races the server's answer to the
 // same connect, which arrives within a round trip. A client without a
 // token has nothing authenticated to wait for and believes it at once.
-func (c *Client) refused(now time.Duration, why session.Reason, sealed bool) {
+// A wrong registry's refusal names what differs from the server's registry
+// digest, in the client's own names (session.ExplainRegistry): a forged
+// digest can change which of them, not add words of its own.
+func (c *Client) refused(now time.Duration, m session.Refuse, sealed bool) {
 	c.stats.Refusals++
+	why := m.Reason
 	c.refusal = why
+	detail := ""
+	if why == session.ReasonWrongRegistry {
+		detail, _ = session.ExplainRegistry(c.reg, []byte(m.Digest))
+	}
 	switch {
 	case transient(why):
 		if why == session.ReasonBadCookie {
@@ -190,9 +199,9 @@ func (c *Client) refused(now time.Duration, why session.Reason, sealed bool) {
 		}
 		c.retryAt = max(c.retryAt, now+2*c.cfg.hooks.ConnectRetry)
 	case c.cfg.Token == nil || sealed:
-		c.fail(&RefusedError{Reason: Reason(why)})
+		c.fail(&RefusedError{Reason: Reason(why), Detail: detail})
 	case c.believeAt == 0:
-		c.lasting = why
+		c.lasting, c.lastingDetail = why, detail
 		c.believeAt = min(now+c.cfg.hooks.ConnectRetry, c.deadline)
 		c.retryAt = max(c.retryAt, c.believeAt) // the accept, if any, is on its way
 	}
@@ -204,16 +213,25 @@ func (c *Client) refused(now time.Duration, why session.Reason, sealed bool) {
 func (c *Client) handshakeTimers(now time.Duration) {
 	switch {
 	case now >= c.deadline && c.refusal != session.ReasonNone:
-		c.fail(&RefusedError{Reason: Reason(c.refusal)})
+		c.fail(c.lastRefusal())
 	case (now >= c.deadline || (c.believeAt != 0 && now >= c.believeAt)) && c.quake3 != "" && c.lasting == session.ReasonNone:
 		c.fail(&Quake3Error{Server: c.server, Reply: c.quake3})
 	case now >= c.deadline:
 		c.fail(&NoAnswerError{Server: c.server, After: c.cfg.ConnectTimeout, State: c.state})
 	case c.believeAt != 0 && now >= c.believeAt:
-		c.fail(&RefusedError{Reason: Reason(c.lasting)})
+		c.fail(&RefusedError{Reason: Reason(c.lasting), Detail: c.lastingDetail})
 	case now >= c.retryAt:
 		c.sendHandshake(now)
 	}
+}
+
+// lastRefusal is the error for the last refusal at the connect timeout,
+// with the lasting refusal's detail if that is the one.
+func (c *Client) lastRefusal() *RefusedError {
+	if c.refusal == c.lasting {
+		return &RefusedError{Reason: Reason(c.refusal), Detail: c.lastingDetail}
+	}
+	return &RefusedError{Reason: Reason(c.refusal)}
 }
 
 // quake3Commands are the connectionless commands a Quake 3 server sends

@@ -165,6 +165,9 @@ func FuzzSecureHandshakeAnswers(f *testing.F) {
 	var k [32]byte
 	var xn [session.XNonceLen]byte
 	f.Add(netchan.AppendConnectionless(nil, session.Refuse{Nonce: 1, Reason: session.ReasonWrongPassword}.AppendSealed(nil, &k, &xn)))
+	digest := string(session.RegistryDigest(newBallGame(ballCodec{healthBits: 7}, true).Registry()))
+	f.Add(netchan.AppendConnectionless(nil, session.Refuse{Nonce: 1, Reason: session.ReasonWrongRegistry, Digest: digest}.Append(nil)))
+	f.Add(netchan.AppendConnectionless(nil, session.Refuse{Nonce: 1, Reason: session.ReasonWrongRegistry, Digest: digest}.AppendSealed(nil, &k, &xn)))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		c, acc := secureHandshake(t)
 		in = bytes.Clone(in)

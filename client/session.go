@@ -171,6 +171,9 @@ func (h *handler) Unreliable(typ netchan.MessageType, msg []byte) {
 		c.r.Reset(body, len(body)*8)
 		if err := c.dec.Decode(&c.r, &c.snap); err != nil {
 			c.stats.DecodeErrors++
+			if ce := codecMismatch(err); ce != nil {
+				c.fail(ce)
+			}
 			return
 		}
 		c.onSnapshot(c.lastNow)

@@ -37,11 +37,16 @@ type Registry struct {
 	byName map[string]TypeID
 	states []StateType
 	msgs   []messageType // by message id (message.go)
+	// layouts[id] and stateLayouts[id] hold the SnapFields of a type or
+	// state whose fresh instance implements Declared ("" for hand-written
+	// codecs), taken once at registration for Hash.
+	layouts      []string
+	stateLayouts []string
 }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{types: make([]EntityType, 1), byName: map[string]TypeID{}}
+	return &Registry{types: make([]EntityType, 1), layouts: make([]string, 1), byName: map[string]TypeID{}}
 }
 
 // Register adds an entity type with the next TypeID: one more than the
@@ -77,8 +82,10 @@ func (r *Registry) RegisterAs(id TypeID, t EntityType) error {
 	}
 	for int(id) >= len(r.types) {
 		r.types = append(r.types, EntityType{})
+		r.layouts = append(r.layouts, "")
 	}
 	r.types[id] = t
+	r.layouts[id] = declaredLayout(t.New())
 	r.byName[t.Name] = id
 	return nil
 }
@@ -110,6 +117,7 @@ func (r *Registry) RegisterState(t StateType) (StateID, error) {
 		}
 	}
 	r.states = append(r.states, t)
+	r.stateLayouts = append(r.stateLayouts, declaredLayout(t.New()))
 	return StateID(len(r.states) - 1), nil
 }
 
@@ -171,10 +179,15 @@ func (r *Registry) State(id StateID) (StateType, bool) {
 // Hash returns an FNV-1a 64-bit hash of the registry's contents: for each
 // registered type in TypeID order its id (2 bytes little-endian), name
 // length (1 byte), name and mode (1 byte); then a 0xFF byte; then for each
-// state in StateID order its name length and name; then, if game messages
-// are registered, a 0xFE byte and each message type's name length and name
-// in id order. The client sends it when connecting; a mismatch means the
-// two ends would misread each other's snapshots or messages.
+// state in StateID order its name length and name. Then, for every type and
+// state whose codec is declared (its fresh instance implements Declared),
+// in TypeID and then StateID order, its field layout: 'E' and the TypeID
+// (2 bytes) or 'S' and the StateID (1 byte), the length of SnapFields (4
+// bytes) and SnapFields itself (names, kinds, widths, order); a registry of
+// hand-written codecs hashes by names and modes only. Then, if game
+// messages are registered, a 0xFE byte and each message type's name length
+// and name in id order. The client sends it when connecting; a mismatch
+// means the two ends would misread each other's snapshots or messages.
 func (r *Registry) Hash() uint64 {
 	h := newFNV()
 	h.bytes([]byte("snapwire registry 1"))
@@ -193,8 +206,31 @@ func (r *Registry) Hash() uint64 {
 		h.byte(byte(len(s.Name)))
 		h.bytes([]byte(s.Name))
 	}
+	for id, l := range r.layouts {
+		if l != "" {
+			h.byte('E')
+			h.byte(byte(id))
+			h.byte(byte(id >> 8))
+			h.layout(l)
+		}
+	}
+	for id, l := range r.stateLayouts {
+		if l != "" {
+			h.byte('S')
+			h.byte(byte(id))
+			h.layout(l)
+		}
+	}
 	r.hashMessages(&h)
 	return uint64(h)
+}
+
+// declaredLayout returns e's SnapFields if it implements Declared, else "".
+func declaredLayout(e any) string {
+	if d, ok := e.(Declared); ok {
+		return d.SnapFields()
+	}
+	return ""
 }
 
 // fnv is FNV-1a 64 without the hash.Hash interface (no allocation).
@@ -207,6 +243,17 @@ func (h *fnv) byte(b byte) { *h = (*h ^ fnv(b)) * 1099511628211 }
 func (h *fnv) bytes(p []byte) {
 	for _, b := range p {
 		h.byte(b)
+	}
+}
+
+// layout hashes a field layout: its length (4 bytes little-endian), then
+// its bytes.
+func (h *fnv) layout(l string) {
+	for i := 0; i < 32; i += 8 {
+		h.byte(byte(len(l) >> i))
+	}
+	for i := range len(l) {
+		h.byte(l[i])
 	}
 }
 

@@ -91,8 +91,23 @@ func (s *Server) refuse(to netip.AddrPort, nonce uint64, why session.Reason) {
 	s.stats.Refused++
 	s.logRefusal(to, why)
 	// The client names the reason itself (session.Reason.String); no text,
-	// so a refusal is a few bytes whatever the reason.
-	s.sendOOB(to, session.Refuse{Nonce: nonce, Reason: why}.Append(nil))
+	// so a refusal is a few bytes whatever the reason, and at most
+	// session.MaxRegistryDigestLen more for a wrong registry.
+	s.sendOOB(to, s.refusal(nonce, why).Append(nil))
+}
+
+// refusal is the refuse message for why: for a wrong registry it carries
+// the server's registry digest, from which the client names the entity
+// type and field that differ (session.ExplainRegistry). Reason 3 is checked
+// after the cookie (and on a secure server the token), so the digest goes
+// only to an address that proved it receives there, and the connect it
+// answers is larger.
+func (s *Server) refusal(nonce uint64, why session.Reason) session.Refuse {
+	m := session.Refuse{Nonce: nonce, Reason: why}
+	if why == session.ReasonWrongRegistry {
+		m.Digest = s.regDigest
+	}
+	return m
 }
 
 // refuseKey refuses a connect, sealed with key (a token's server→client
@@ -106,7 +121,7 @@ func (s *Server) refuseKey(to netip.AddrPort, nonce uint64, why session.Reason, 
 	s.logRefusal(to, why)
 	var xn [session.XNonceLen]byte
 	crand.Read(xn[:])
-	s.sendOOB(to, session.Refuse{Nonce: nonce, Reason: why}.AppendSealed(nil, key, &xn))
+	s.sendOOB(to, s.refusal(nonce, why).AppendSealed(nil, key, &xn))
 }
 
 // tokenRefusal maps an error of tokenwire.Opener.Open to the reason sent.

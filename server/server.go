@@ -270,6 +270,10 @@ type Server struct {
 	usedTokens tokenTable
 	connects   attemptTable // insecure connects per IP address
 	pwFails    attemptTable // wrong passwords per IP address
+
+	// regDigest is reg's session.RegistryDigest, which a refusal for a
+	// wrong registry carries (handshake.go).
+	regDigest string
 }
 
 // Stats are the server-wide counters an operator reads (the Prometheus
@@ -318,6 +322,7 @@ func New(pub Config, g game.Game, settings string, send Sender) (*Server, error)
 		mapBase:  snapshot.NewCommonBase(g.Registry().NumStates()),
 		msgs:     session.NewGameMessages(g.Registry()),
 	}
+	s.regDigest = string(session.RegistryDigest(s.reg))
 	s.replyFn = func(p []byte) { s.sendOOB(s.replyTo, p) }
 	s.recycler, _ = g.(numberRecycler)
 	if !cfg.Deterministic {

@@ -17,7 +17,10 @@ import (
 // after the token opened are sealed (KindSealedRefuse), and path
 // challenge and response messages validate a client's new address.
 // Version 4: game messages both ways (RelGameMessage, gamemsg.go), and the
-// disconnect reason ReasonMessageFlood.
+// disconnect reason ReasonMessageFlood; the registry hash covers declared
+// field layouts (game.Registry.Hash), and a refusal for a wrong registry
+// carries the server's registry digest (RegistryDigest) after its text, or
+// in its sealed plaintext after the reason.
 const Version uint16 = 4
 
 // Errors returned by the parsers.
@@ -179,6 +182,10 @@ type Refuse struct {
 	Nonce  uint64
 	Reason Reason
 	Text   string
+	// Digest is the server's registry digest (RegistryDigest), carried
+	// only with ReasonWrongRegistry so the client can name the type and
+	// field that differ (ExplainRegistry).
+	Digest string
 }
 
 func appendStr8(b []byte, s string, max int) []byte {
@@ -420,12 +427,37 @@ func ParseAccept(p []byte) (Accept, error) {
 	return m, d.done()
 }
 
-// Append: kind 5 | nonce u64 | reason u8 | text (len u8, bytes).
+// Append: kind 5 | nonce u64 | reason u8 | text (len u8, bytes) | the
+// registry digest to the end (reason 3 only; none if longer than
+// MaxRegistryDigestLen). Without a digest the layout is version 3's, so a
+// client of an older version still reads "wrong protocol version".
 func (m Refuse) Append(b []byte) []byte {
 	b = append(b, byte(KindRefuse))
 	b = binary.LittleEndian.AppendUint64(b, m.Nonce)
 	b = append(b, byte(m.Reason))
-	return appendStr8(b, m.Text, MaxReasonLen)
+	b = appendStr8(b, m.Text, MaxReasonLen)
+	return append(b, m.digest()...)
+}
+
+// digest returns the digest the refusal may carry.
+func (m Refuse) digest() string {
+	if m.Reason != ReasonWrongRegistry || len(m.Digest) > MaxRegistryDigestLen {
+		return ""
+	}
+	return m.Digest
+}
+
+// checkDigest checks a parsed refusal's digest: reason 3 only, and one
+// that parses (parseDigest).
+func (m Refuse) checkDigest() error {
+	switch {
+	case m.Digest == "":
+		return nil
+	case m.Reason != ReasonWrongRegistry:
+		return fmt.Errorf("%w: registry digest with reason %d", ErrMalformed, m.Reason)
+	}
+	_, _, err := parseDigest([]byte(m.Digest))
+	return err
 }
 
 // ParseRefuse parses a refuse payload.
@@ -438,6 +470,10 @@ func ParseRefuse(p []byte) (Refuse, error) {
 	m.Nonce = d.u64()
 	m.Reason = Reason(d.u8())
 	m.Text = d.str8(MaxReasonLen)
+	if d.err == nil {
+		m.Digest = string(d.need(len(d.b)))
+		d.err = m.checkDigest()
+	}
 	return m, d.done()
 }
 

@@ -138,26 +138,36 @@ func OpenSealedAccept(p []byte, key *[32]byte) (SealedAccept, error) {
 // once, where it waits before it believes a plain refuse.
 const KindSealedRefuse Kind = 7
 
-// SealedRefuseLen is the size of a sealed refuse payload.
-const SealedRefuseLen = sealedAcceptHead + 1 + chacha20poly1305.Overhead
+// SealedRefuseLen is the size of a sealed refuse payload without a
+// registry digest; MaxSealedRefuseLen with the largest.
+const (
+	SealedRefuseLen    = sealedAcceptHead + 1 + chacha20poly1305.Overhead
+	MaxSealedRefuseLen = SealedRefuseLen + MaxRegistryDigestLen
+)
 
 // AppendSealed appends the refusal sealed as a sealed accept is (same key,
 // a fresh random xnonce), without its text:
 //
-//	kind 7 | nonce u64 | xnonce [24] | sealed: reason u8 | tag [16]
+//	kind 7 | nonce u64 | xnonce [24] | sealed: reason u8 | registry digest
+//	(reason 3 only, to the end) | tag [16]
 func (m Refuse) AppendSealed(b []byte, key *[32]byte, xnonce *[XNonceLen]byte) []byte {
-	return appendSealed(b, KindSealedRefuse, m.Nonce, []byte{byte(m.Reason)}, key, xnonce)
+	plain := append([]byte{byte(m.Reason)}, m.digest()...)
+	return appendSealed(b, KindSealedRefuse, m.Nonce, plain, key, xnonce)
 }
 
 // OpenSealedRefuse authenticates and parses a sealed refuse with key (the
 // token's server→client key).
 func OpenSealedRefuse(p []byte, key *[32]byte) (Refuse, error) {
-	nonce, plain, err := openSealed(p, KindSealedRefuse, SealedRefuseLen, key)
+	nonce, plain, err := openSealed(p, KindSealedRefuse, MaxSealedRefuseLen, key)
 	if err != nil {
 		return Refuse{}, err
 	}
-	if len(plain) != 1 {
+	if len(plain) < 1 {
 		return Refuse{}, fmt.Errorf("%w: sealed refuse of %d bytes", ErrMalformed, len(p))
 	}
-	return Refuse{Nonce: nonce, Reason: Reason(plain[0])}, nil
+	m := Refuse{Nonce: nonce, Reason: Reason(plain[0]), Digest: string(plain[1:])}
+	if err := m.checkDigest(); err != nil {
+		return Refuse{}, err
+	}
+	return m, nil
 }

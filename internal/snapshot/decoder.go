@@ -65,6 +65,11 @@ type Decoder struct {
 	dr       *bitmsg.DeltaReader
 	state    [game.MaxStateBytes]byte
 	evbuf    [game.MaxEventBytes]byte
+
+	// hand[t] and stateHand[id]: the codec is hand-written, and checked
+	// (codeccheck.go).
+	hand, stateHand []bool
+	codec           codecCheck
 }
 
 // NewDecoder returns a decoder with an empty base; call Base().Init right
@@ -75,6 +80,7 @@ func NewDecoder(reg *game.Registry) (*Decoder, error) {
 		typeBits: TypeBits(reg),
 		base:     NewCommonBase(reg.NumStates()),
 		scratch:  make([]game.Entity, int(MaxTypeID(reg))+1),
+		hand:     make([]bool, int(MaxTypeID(reg))+1),
 		dr:       new(bitmsg.DeltaReader),
 	}
 	for id := range reg.NumStates() {
@@ -83,6 +89,7 @@ func NewDecoder(reg *game.Registry) (*Decoder, error) {
 			return nil, fmt.Errorf("%w: state %d", game.ErrUnknownType, id)
 		}
 		d.states = append(d.states, st.New())
+		d.stateHand = append(d.stateHand, handWritten(d.states[id]))
 	}
 	return d, nil
 }
@@ -183,12 +190,20 @@ func (d *Decoder) decodeEntities(r *bitmsg.Reader, s *Snapshot, p *pending) erro
 		bitops.ResetReader(d.dr, bstate, bbits, r, d.state[:])
 		ent.ReadSnapshot(d.dr)
 		if err := d.dr.Err(); err != nil {
+			if e := d.codec.check(d.hand[es.Type], ent, 0, err, r); e != nil {
+				return d.entityCodecError(e, n, es.Type)
+			}
 			return fmt.Errorf("%w: entity %d (type %d): %w", ErrCorrupt, n, es.Type, err)
 		}
 		if !es.Spawn && !bitops.ReaderChanged(d.dr) {
 			return fmt.Errorf("%w: entity %d written without a change", ErrCorrupt, n)
 		}
 		st, nb := bitops.ReaderState(d.dr)
+		if nb != bbits { // a spawn, a new length or a misread (codeccheck.go)
+			if e := d.codec.check(d.hand[es.Type], ent, nb, nil, r); e != nil {
+				return d.entityCodecError(e, n, es.Type)
+			}
+		}
 		d.addEntity(s, &es, st, nb)
 		p.addEnt(n, es.Type, st, nb, 0)
 		next = -1
@@ -216,12 +231,20 @@ func (d *Decoder) decodeStates(r *bitmsg.Reader, s *Snapshot, p *pending) error 
 		bitops.ResetReader(d.dr, bstate, bbits, r, d.state[:])
 		st.ReadSnapshot(d.dr)
 		if err := d.dr.Err(); err != nil {
+			if e := d.codec.check(d.stateHand[id], st, 0, err, r); e != nil {
+				return d.stateCodecError(e, game.StateID(id))
+			}
 			return fmt.Errorf("%w: state %d: %w", ErrCorrupt, id, err)
 		}
 		if !bitops.ReaderChanged(d.dr) {
 			return fmt.Errorf("%w: state %d written without a change", ErrCorrupt, id)
 		}
 		nst, nb := bitops.ReaderState(d.dr)
+		if nb != bbits {
+			if e := d.codec.check(d.stateHand[id], st, nb, nil, r); e != nil {
+				return d.stateCodecError(e, game.StateID(id))
+			}
+		}
 		d.addState(s, true, nst, nb)
 		p.addState(game.StateID(id), nst, nb)
 	}
@@ -330,6 +353,7 @@ func (d *Decoder) scratchEntity(t game.TypeID) (game.Entity, error) {
 			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 		}
 		d.scratch[t] = e
+		d.hand[t] = handWritten(e)
 	}
 	return d.scratch[t], nil
 }
