@@ -107,7 +107,7 @@ func main() {
 	d := &drawing{}
 	start := time.Now()
 	runErr := play.Run(d, s, play.Options{Title: "dots", Keys: "arrows move",
-		Link: netsim.LinkConfig{Latency: 40 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.01},
+		Link:  netsim.LinkConfig{Latency: 40 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.01},
 		Ghost: *ghost, Duration: *duration, Screenshot: *shot})
 	cl := s.Client()
 	st, ctr := cl.Stats(), clienthook.CountersOf(cl)
