@@ -89,7 +89,7 @@ func (v *View) Client() *client.Client { return v.w.s.Client() }
 // at 60 Hz, the window at the display's rate). ok is false when the client
 // has no such entity or it has no position.
 func (v *View) Position(n game.EntityNum) (x, y, z float32, ok bool) {
-	return v.w.smooth.Position(v.w.s.Client(), n)
+	return v.w.ov.Smooth.Position(v.w.s.Client(), n)
 }
 
 // Ghost is the server's position of the player's entity, where the
@@ -97,7 +97,7 @@ func (v *View) Position(n game.EntityNum) (x, y, z float32, ok bool) {
 // lead over the server): ok only while the ghost knob (G) is on and the
 // session knows it (Local's does).
 func (v *View) Ghost() (x, y, z float32, ok bool) {
-	if !v.w.knobs.Ghost || v.w.ghost == nil {
+	if !v.w.ov.Knobs.Ghost || v.w.ghost == nil {
 		return 0, 0, 0, false
 	}
 	return v.w.ghost.Ghost()

@@ -3,7 +3,6 @@ package play
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -14,8 +13,6 @@ import (
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
 
 	"github.com/snapwire/snapwire/client"
-	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/playview"
 )
 
@@ -23,39 +20,23 @@ import (
 // ghost.
 const shotWait = 5 * time.Second
 
-// textEvery is how often, in drawn frames, the overlay's text is
-// formatted again (formatting allocates: a few strings four times a
-// second).
-const textEvery = 15
-
 // window is the ebiten.Game: Update steps the session at the display's
 // rate (TPS synced with the frame rate) and applies the knob keys; Draw
 // has the game draw its world, then draws the overlay.
 type window struct {
-	s      Session
-	g      Game
-	opt    Options
-	link   linkSetter // nil: the session has no link knobs
-	ghost  ghoster    // nil: no ghost
-	start  time.Time
-	knobs  playview.Knobs
-	graph  playview.Graph
-	smooth *playview.Smoother
-	view   View
-	sc     playview.Scene // the overlay
-	text   textCache
-	off    *ebiten.Image // the frame is drawn offscreen, then shown
-	done   bool
-	shot   bool
-	err    error
-	drawn  uint64
-
-	// The overlay's text, formatted every textEvery frames.
-	textAt    uint64
-	textKnobs playview.Knobs
-	status    string
-	keys      string
-	graphText []string
+	s     Session
+	g     Game
+	opt   Options
+	link  linkSetter // nil: the session has no link knobs
+	ghost ghoster    // nil: no ghost
+	start time.Time
+	ov    playview.Overlay
+	view  View
+	text  textCache
+	off   *ebiten.Image // the frame is drawn offscreen, then shown
+	done  bool
+	shot  bool
+	err   error
 
 	// mu guards the session: Update and Draw hold it, and so does the
 	// browser's network pump (pump_js.go) between frames.
@@ -99,47 +80,28 @@ func Run(g Game, s Session, opt Options) error {
 }
 
 func newWindow(g Game, s Session, opt Options) *window {
-	w := &window{s: s, g: g, opt: opt, start: time.Now(), smooth: playview.NewSmoother()}
+	w := &window{s: s, g: g, opt: opt, start: time.Now()}
 	w.view.w = w
 	w.link, _ = s.(linkSetter)
 	w.ghost, _ = s.(ghoster)
-	w.knobs = newKnobs(s, &opt)
-	if w.link != nil {
-		w.err = w.link.SetLink(w.knobs.Link())
-		w.done = w.err != nil
-	}
-	w.keys = playview.KnobKeys
+	w.ov = playview.Overlay{Knobs: newKnobs(s, &opt), Smooth: playview.NewSmoother(), Title: opt.Title,
+		Keys: playview.KnobKeys, Interpolate: opt.Interpolate}
 	if opt.Keys != "" {
-		w.keys = opt.Keys + "; " + w.keys
+		w.ov.Keys = opt.Keys + "; " + playview.KnobKeys
+	}
+	if w.link != nil {
+		w.ov.SetLink = w.link.SetLink
+		w.err = w.link.SetLink(w.ov.Knobs.Link())
+		w.done = w.err != nil
 	}
 	return w
 }
 
 // step plays the session to now and records the frame for the net graph
-// and the smoothing.
+// and the blending.
 func (w *window) step(now time.Duration) {
 	w.s.Step(now)
-	cl := w.s.Client()
-	st, ctr := cl.Stats(), clienthook.CountersOf(cl)
-	w.graph.Add(now, &st, &ctr)
-	w.smooth.Update(cl)
-}
-
-// do applies a knob action.
-func (w *window) do(a playview.Action) {
-	if w.knobs.Apply(a) && w.link != nil {
-		// The knobs stay within netsim's ranges.
-		_ = w.link.SetLink(w.knobs.Link())
-	}
-	if a == playview.ToggleInterp {
-		m := game.Predict
-		if w.knobs.Interpolate {
-			m = game.Interpolate
-		}
-		for _, t := range w.opt.Interpolate {
-			w.s.Client().SetTypeMode(t, m)
-		}
-	}
+	w.ov.Step(now, w.s.Client())
 }
 
 func (w *window) Update() error {
@@ -153,7 +115,8 @@ func (w *window) Update() error {
 	}
 	for _, kk := range knobKeys {
 		if inpututil.IsKeyJustPressed(kk.k) {
-			w.do(kk.a)
+			// The knobs stay within netsim's ranges.
+			_ = w.ov.Do(kk.a, w.s.Client())
 		}
 	}
 	now := time.Since(w.start)
@@ -162,7 +125,7 @@ func (w *window) Update() error {
 		// A screenshot waits, at most shotWait, for the ghost (the
 		// server runs behind the prediction).
 		_, _, _, ghost := w.view.Ghost()
-		w.done = w.opt.Screenshot == "" || !w.knobs.Ghost || w.ghost == nil || ghost || now >= w.opt.Duration+shotWait
+		w.done = w.opt.Screenshot == "" || !w.ov.Knobs.Ghost || w.ghost == nil || ghost || now >= w.opt.Duration+shotWait
 	}
 	if cl := w.s.Client(); cl.State() == client.Disconnected && now > 2*time.Second {
 		w.err, w.done = cl.Err(), true
@@ -181,10 +144,8 @@ func (w *window) Draw(screen *ebiten.Image) {
 	}
 	w.off.Clear()
 	w.g.Draw(w.off, &w.view)
-	w.overlay(&w.sc)
-	w.text.render(w.off, &w.sc)
+	w.text.render(w.off, w.ov.Scene(w.s.Client(), screenW, screenH))
 	screen.DrawImage(w.off, nil)
-	w.drawn++
 	if w.done && w.opt.Screenshot != "" && !w.shot {
 		// The last frame, read back.
 		w.shot = true
@@ -193,22 +154,6 @@ func (w *window) Draw(screen *ebiten.Image) {
 }
 
 func (w *window) Layout(int, int) (int, int) { return screenW, screenH }
-
-// overlay builds the overlay of this frame: the status band and the net
-// graph.
-func (w *window) overlay(sc *playview.Scene) {
-	sc.Reset(screenW, screenH)
-	if w.textAt == 0 || w.drawn >= w.textAt+textEvery || w.knobs != w.textKnobs {
-		w.textAt, w.textKnobs = max(w.drawn, 1), w.knobs
-		cl := w.s.Client()
-		w.status = fmt.Sprintf("%s  client %d %s  |  %s", w.opt.Title, cl.ClientNum(), cl.State(), playview.LinkText(&w.knobs, w.link != nil))
-		w.graphText = playview.GraphText(w.graphText, w.graph.Figures(), clienthook.CountersOf(cl).BaseMismatches)
-	}
-	playview.DrawHUD(sc, w.status, w.keys)
-	if w.knobs.NetGraph {
-		playview.DrawGraph(sc, &w.graph, w.graphText)
-	}
-}
 
 func writePNG(path string, img *ebiten.Image) error {
 	rgba := image.NewRGBA(img.Bounds())

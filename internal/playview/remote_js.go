@@ -15,7 +15,7 @@ import (
 
 // jsLink is a WebRTC data channel of the browser's own RTCPeerConnection
 // (W3C WebRTC 1.0), driven through syscall/js: the same channel the
-// server's side creates (internal/rtc: negotiated id 0, unordered, no
+// server's side creates (cmd/internal/rtc: negotiated id 0, unordered, no
 // retransmission, RFC 8831 §6.1).
 type jsLink struct {
 	pc, dc js.Value

@@ -7,7 +7,6 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/playview"
 	"github.com/snapwire/snapwire/internal/refgame"
 )
@@ -47,28 +46,27 @@ func MapRect(m *refgame.Map, w, h int) (ox, oy, scale float32) {
 	return (float32(w) - mw*scale) / 2, HUDHeight + (avail-mh*scale)/2, scale
 }
 
-// textEvery is how often, in drawn frames, the text is formatted again
+// textEvery is how often, in drawn frames, the title is formatted again
 // (formatting allocates: a few strings four times a second).
 const textEvery = 15
 
-// Scene fills sc with the frame to draw in a w by h window: the status
-// band, the arena and the net graph (the headless frame; the window draws
-// the same through package play, github.com/snapwire/snapwire/play).
+// Scene fills sc with the frame to draw in a w by h window: the arena,
+// then the overlay (playview.Overlay: the status band and the net graph),
+// as package play's window draws them (the headless frame).
 func (s *Session) Scene(sc *Scene, w, h int) {
 	sc.Reset(w, h)
-	if s.textAt == 0 || s.drawn >= s.textAt+textEvery || s.knobs != s.textKnobs {
-		s.formatText()
-	}
-	playview.DrawHUD(sc, s.status, Keys)
 	var gx, gy float32
 	var ghost bool
-	if s.knobs.Ghost {
+	if s.ov.Knobs.Ghost {
 		gx, gy, ghost = s.Ghost()
 	}
 	s.ArenaScene(sc, s.DrawPosition, gx, gy, ghost)
-	if s.knobs.NetGraph {
-		playview.DrawGraph(sc, &s.graph, s.graphText)
+	if s.ov.Title == "" || s.drawn >= s.titleAt+textEvery {
+		s.ov.Title, s.titleAt = "snapwire play  "+s.Title(), s.drawn
 	}
+	ov := s.ov.Scene(s.cl, w, h)
+	sc.Shapes = append(sc.Shapes, ov.Shapes...)
+	sc.Texts = append(sc.Texts, ov.Texts...)
 }
 
 // ArenaScene appends the arena of the player's world to sc: the map, the
@@ -140,13 +138,6 @@ func (s *Session) drawMap(sc *Scene, m *refgame.Map, at func(n game.EntityNum, e
 		ax, ay := px(s.in.AimX, s.in.AimY)
 		sc.Shapes = append(sc.Shapes, Shape{Kind: Line, X: selfX, Y: selfY, W: ax, H: ay, Color: ColorGraphLine})
 	}
-}
-
-// formatText formats the status line and the net graph's figures.
-func (s *Session) formatText() {
-	s.textAt, s.textKnobs = max(s.drawn, 1), s.knobs
-	s.status = fmt.Sprintf("snapwire play  %s  |  %s", s.Title(), playview.LinkText(&s.knobs, s.live != nil))
-	s.graphText = playview.GraphText(s.graphText, s.graph.Figures(), clienthook.CountersOf(s.cl).BaseMismatches)
 }
 
 // Title is the arena's part of the status line: where the server is, who

@@ -47,20 +47,19 @@ func DefaultOptions() Options {
 // net graph. One goroutine calls its methods (the window's update loop,
 // or a test).
 type Session struct {
-	opt   Options
-	live  *matchsim.Live
-	rem   *playview.Remote
-	cl    *client.Client
-	w     *refgame.World
-	in    Input
-	yaw   uint16
-	bot   *refgame.Bot
-	knobs Knobs
-	graph Graph
-	now   time.Duration
-	drawn uint64
+	opt     Options
+	live    *matchsim.Live
+	rem     *playview.Remote
+	cl      *client.Client
+	w       *refgame.World
+	in      Input
+	yaw     uint16
+	bot     *refgame.Bot
+	ov      playview.Overlay // the knobs, the net graph, the blending and the overlay
+	now     time.Duration
+	drawn   uint64
+	titleAt uint64 // drawn when the overlay's title was last formatted
 
-	smooth    *playview.Smoother
 	lastFrame game.Frame
 	// seen tracks the other players in the PVS: the first position the
 	// client had for each and whether it changed since (others_moved).
@@ -69,12 +68,6 @@ type Session struct {
 
 	frameHist [frameBuckets]uint32 // frame CPU times (FrameTime)
 	frameN    uint64
-
-	// Text, formatted every few frames (Scene).
-	textAt    uint64
-	textKnobs Knobs
-	status    string
-	graphText []string
 }
 
 type seenPlayer struct {
@@ -88,9 +81,10 @@ func New(opt Options) (*Session, error) {
 	if opt.Name == "" {
 		opt.Name = "player"
 	}
-	s := &Session{opt: opt, smooth: playview.NewSmoother(), seen: new([game.MaxEntities]seenPlayer)}
+	s := &Session{opt: opt, seen: new([game.MaxEntities]seenPlayer)}
 	s.bot = refgame.NewBot(opt.Seed*7919+1, 0, refgame.BotDeathmatch)
-	s.knobs = Knobs{Latency: opt.Latency, Jitter: opt.Jitter, Loss: opt.Loss, NetGraph: true}
+	s.ov = playview.Overlay{Knobs: Knobs{Latency: opt.Latency, Jitter: opt.Jitter, Loss: opt.Loss, NetGraph: true},
+		Smooth: playview.NewSmoother(), Keys: Keys, Interpolate: []game.TypeID{refgame.TypePlayer}}
 	input := client.InputFunc(s.command)
 	if opt.Connect == "" {
 		do := matchsim.DefaultOptions()
@@ -100,9 +94,10 @@ func New(opt Options) (*Session, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := l.SetLink(s.knobs.Link()); err != nil {
+		if err := l.SetLink(s.ov.Knobs.Link()); err != nil {
 			return nil, err
 		}
+		s.ov.SetLink = l.SetLink
 		s.live, s.cl, s.w = l, l.Client(), l.World()
 		return s, nil
 	}
@@ -151,24 +146,14 @@ func (s *Session) Step(now time.Duration, in Input) {
 	} else {
 		s.rem.Step(now)
 	}
-	st, ctr := s.cl.Stats(), clienthook.CountersOf(s.cl)
-	s.graph.Add(now, &st, &ctr)
-	s.updateShown()
+	s.ov.Step(now, s.cl)
+	s.watchOthers()
 }
 
 // Do applies a knob action.
 func (s *Session) Do(a Action) {
-	if s.knobs.Apply(a) && s.live != nil {
-		// Knobs stay within netsim's ranges.
-		_ = s.live.SetLink(s.knobs.Link())
-	}
-	if a == ToggleInterp {
-		m := game.Predict
-		if s.knobs.Interpolate {
-			m = game.Interpolate
-		}
-		s.cl.SetTypeMode(refgame.TypePlayer, m)
-	}
+	// The knobs stay within netsim's ranges.
+	_ = s.ov.Do(a, s.cl)
 }
 
 // SetLink sets both directions of the in-process link (package play's
@@ -189,7 +174,7 @@ func (s *Session) Frags() int32 {
 }
 
 // Knobs are the current knob settings.
-func (s *Session) Knobs() Knobs { return s.knobs }
+func (s *Session) Knobs() Knobs { return s.ov.Knobs }
 
 // InProcess reports whether the match runs in this process (the link
 // knobs and the ghost need it).
@@ -202,7 +187,7 @@ func (s *Session) Client() *client.Client { return s.cl }
 func (s *Session) World() *refgame.World { return s.w }
 
 // Graph is the net graph's data.
-func (s *Session) Graph() *Graph { return &s.graph }
+func (s *Session) Graph() *Graph { return &s.ov.Graph }
 
 // Drawn counts one frame drawn (the window calls it; frames_drawn).
 func (s *Session) Drawn() { s.drawn++ }
@@ -235,14 +220,12 @@ func (s *Session) Ghost() (x, y float32, ok bool) {
 	return p.X, p.Y, p.Alive()
 }
 
-// updateShown records the render positions of the client's new frame
-// (playview.Smoother) and watches the other players.
-func (s *Session) updateShown() {
+// watchOthers watches the other players at each new client frame.
+func (s *Session) watchOthers() {
 	f := s.cl.Frame()
 	if f == s.lastFrame || s.cl.State() != client.Connected {
 		return
 	}
-	s.smooth.Update(s.cl)
 	for n := range s.cl.Visible() {
 		if e, typ := s.w.Entity(n); typ == refgame.TypePlayer {
 			x, y, _ := e.(*refgame.Player).Position()
@@ -274,7 +257,7 @@ func (s *Session) watch(n game.EntityNum, x, y float32) {
 // last two game frames blended by how far the clock is into the next
 // frame (playview.Smoother).
 func (s *Session) DrawPosition(n game.EntityNum, e client.Positioner) (x, y float32) {
-	if x, y, _, ok := s.smooth.Position(s.cl, n); ok {
+	if x, y, _, ok := s.ov.Smooth.Position(s.cl, n); ok {
 		return x, y
 	}
 	x, y, _ = e.Position()
