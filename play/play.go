@@ -29,7 +29,9 @@ type Game interface {
 // the link simulator) and Dial (a remote server) make one, and a game may
 // bring its own. Step moves the client (and a session's own server) to
 // now, the time since the window opened; the window calls it once per
-// drawn frame, on its goroutine, and the client samples the game's
+// drawn frame, on its goroutine (in a browser also from a 60 Hz timer
+// between frames, which a slow renderer would otherwise hold back, under
+// the same lock as Update and Draw), and the client samples the game's
 // InputSource for every game frame that becomes due (an InputSource may
 // read Ebitengine's keyboard and mouse there). Close leaves the server.
 //
