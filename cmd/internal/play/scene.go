@@ -141,9 +141,13 @@ func (s *Session) drawMap(sc *Scene, m *refgame.Map, at func(n game.EntityNum, e
 }
 
 // Title is the arena's part of the status line: where the server is, who
-// plays, the client's number and state, and its frags.
+// plays (Mode), the client's number and state, and its frags.
 func (s *Session) Title() string {
-	st := s.cl.State()
+	return fmt.Sprintf("%s  client %d %s  frags %d", s.Mode(), s.cl.ClientNum(), s.cl.State(), s.Frags())
+}
+
+// Mode says where the server is and who plays.
+func (s *Session) Mode() string {
 	where := "in process"
 	if s.live == nil {
 		where = "udp " + s.opt.Connect
@@ -155,9 +159,5 @@ func (s *Session) Title() string {
 	if s.opt.Autoplay {
 		who = "autoplay"
 	}
-	frags := int32(0)
-	if me := int(s.cl.ClientNum()); st == client.Connected && me < len(s.w.Score.Frags) {
-		frags = s.w.Score.Frags[me]
-	}
-	return fmt.Sprintf("%s  %s  client %d %s  frags %d", where, who, s.cl.ClientNum(), st, frags)
+	return where + "  " + who
 }

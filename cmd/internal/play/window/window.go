@@ -147,7 +147,7 @@ func render(dst *ebiten.Image, sc *play.Scene) {
 func Run(s *play.Session, opt play.WindowOptions) error {
 	a := &arena{s: s}
 	k := s.Knobs()
-	wo := gamewindow.Options{Title: "snapwire play: the arena", Keys: play.ArenaKeys, Link: k.Link(),
+	wo := gamewindow.Options{Title: "snapwire play  " + s.Mode(), Keys: play.ArenaKeys, Link: k.Link(),
 		Interpolate: []game.TypeID{refgame.TypePlayer}, Ghost: k.Ghost, HideNetGraph: !k.NetGraph,
 		Duration: opt.Duration, Screenshot: opt.Screenshot}
 	var sess gamewindow.Session = a
