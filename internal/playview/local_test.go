@@ -160,7 +160,8 @@ func TestLocalOverlayAllocs(t *testing.T) {
 	}
 	t.Logf("allocations in 300 frames: %d stepping the match, %d recording the overlay; a scene: %d, %d when the text is formatted",
 		match, recording, other, text)
-	if recording != 0 || other != 0 || text == 0 || text > 40 || match > 30 {
+	// Formatting: 28 allocations (51 under the race detector).
+	if recording != 0 || other != 0 || text == 0 || text > 100 || match > 30 {
 		t.Errorf("allocations in 300 frames: %d stepping the match, %d recording the overlay; a scene: %d, %d when the text is formatted",
 			match, recording, other, text)
 	}
