@@ -13,8 +13,8 @@ import (
 
 // Game is what a game supplies to the window: its drawing.
 type Game interface {
-	// Draw draws the world as the client shows it on screen, a logical
-	// screen of 1280 by 800 pixels, cleared to black. v gives each
+	// Draw draws the world as the client shows it on screen, the logical
+	// screen (Options.Width by Height pixels), cleared to black. v gives each
 	// entity's position for this drawn frame (View.Position: blended
 	// between the last two game frames, with the render correction) and
 	// the ghost. The overlay is drawn over it afterwards: the status band
@@ -71,6 +71,9 @@ type Options struct {
 	// drawn. With the ghost shown, the last frame waits up to 5 s past
 	// Duration for the ghost.
 	Screenshot string
+	// Width and Height are the logical screen Game.Draw draws on, in
+	// pixels [1280 by 800]; the window scales it to its own size.
+	Width, Height int
 }
 
 // View is what Game.Draw is given: the player's client and where to draw
@@ -115,10 +118,10 @@ type (
 	}
 )
 
-// The logical screen, in pixels.
+// The logical screen's default size, in pixels.
 const (
-	screenW = 1280
-	screenH = 800
+	defaultWidth  = 1280
+	defaultHeight = 800
 )
 
 // newKnobs starts the knobs from opt and the client's modes.

@@ -66,7 +66,7 @@ func Run(g Game, s Session, opt Options) error {
 	if opt.Title != "" {
 		title = opt.Title + " (snapwire)"
 	}
-	ebiten.SetWindowSize(screenW, screenH)
+	ebiten.SetWindowSize(w.opt.Width, w.opt.Height)
 	ebiten.SetWindowTitle(title)
 	ebiten.SetWindowResizingMode(ebiten.WindowResizingModeEnabled)
 	ebiten.SetTPS(ebiten.SyncWithFPS) // one Update per drawn frame: the client's clock gives the 60 Hz
@@ -80,6 +80,9 @@ func Run(g Game, s Session, opt Options) error {
 }
 
 func newWindow(g Game, s Session, opt Options) *window {
+	if opt.Width <= 0 || opt.Height <= 0 {
+		opt.Width, opt.Height = defaultWidth, defaultHeight
+	}
 	w := &window{s: s, g: g, opt: opt, start: time.Now()}
 	w.view.w = w
 	w.link, _ = s.(linkSetter)
@@ -140,11 +143,11 @@ func (w *window) Draw(screen *ebiten.Image) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.off == nil {
-		w.off = ebiten.NewImage(screenW, screenH)
+		w.off = ebiten.NewImage(w.opt.Width, w.opt.Height)
 	}
 	w.off.Clear()
 	w.g.Draw(w.off, &w.view)
-	w.text.render(w.off, w.ov.Scene(w.s.Client(), screenW, screenH))
+	w.text.render(w.off, w.ov.Scene(w.s.Client(), w.opt.Width, w.opt.Height))
 	screen.DrawImage(w.off, nil)
 	if w.done && w.opt.Screenshot != "" && !w.shot {
 		// The last frame, read back.
@@ -153,7 +156,7 @@ func (w *window) Draw(screen *ebiten.Image) {
 	}
 }
 
-func (w *window) Layout(int, int) (int, int) { return screenW, screenH }
+func (w *window) Layout(int, int) (int, int) { return w.opt.Width, w.opt.Height }
 
 func writePNG(path string, img *ebiten.Image) error {
 	rgba := image.NewRGBA(img.Bounds())

@@ -149,7 +149,7 @@ func Run(s *play.Session, opt play.WindowOptions) error {
 	k := s.Knobs()
 	wo := gamewindow.Options{Title: "snapwire play  " + s.Mode(), Keys: play.ArenaKeys, Link: k.Link(),
 		Interpolate: []game.TypeID{refgame.TypePlayer}, Ghost: k.Ghost, HideNetGraph: !k.NetGraph,
-		Duration: opt.Duration, Screenshot: opt.Screenshot}
+		Duration: opt.Duration, Screenshot: opt.Screenshot, Width: ScreenW, Height: ScreenH}
 	var sess gamewindow.Session = a
 	if s.InProcess() {
 		sess = local{a}
