@@ -12,6 +12,7 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/snapwire/snapwire v0.0.0-00010101000000-000000000000
+	github.com/snapwire/snapwire/play v0.0.0-00010101000000-000000000000
 	golang.org/x/sys v0.49.0
 )
 
@@ -50,4 +51,7 @@ require (
 
 // The tools are developed beside the library; go.work at the repository's
 // root makes the same choice for commands run from there.
-replace github.com/snapwire/snapwire => ../
+replace (
+	github.com/snapwire/snapwire => ../
+	github.com/snapwire/snapwire/play => ../play
+)

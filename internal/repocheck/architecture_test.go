@@ -48,7 +48,7 @@ func loadImportGraph(t *testing.T) importGraph {
 	importedByTests := map[string]bool{}
 	importedByCode := map[string]bool{}
 	for _, bc := range buildConfigs {
-		pkgs, err := goList(bc.env, append(bc.args, "./...", "./cmd/...")...)
+		pkgs, err := goList(bc.env, append(bc.args, "./...", "./cmd/...", "./play/...")...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +203,7 @@ func TestArchitecture(t *testing.T) {
 		"internal/lockstep":  {"bitmsg", "game", "internal/bitlayout"},
 		"internal/ratelimit": nil,
 		"internal/transport": nil,
-		"cmd/internal/rtc":   {"internal/transport", "cmd/internal/signalling"},
+		"cmd/internal/rtc":   {"internal/transport", "internal/signalling"},
 	} {
 		deps, ok := g.imports[pkg]
 		if !ok {

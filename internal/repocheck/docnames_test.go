@@ -186,7 +186,7 @@ func loadDocChecker() (*docChecker, error) {
 	// (named by the last element of the path, without a major version),
 	// and the standard library.
 	for _, env := range [][]string{nil, {"GOOS=js", "GOARCH=wasm"}} {
-		pkgs, err := goList(env, "-tags", "play", "./...", "./cmd/...")
+		pkgs, err := goList(env, "-tags", "play", "./...", "./cmd/...", "./play/...")
 		if err != nil {
 			return nil, err
 		}

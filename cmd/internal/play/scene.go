@@ -7,78 +7,34 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
-	"github.com/snapwire/snapwire/internal/clienthook"
+	"github.com/snapwire/snapwire/internal/playview"
 	"github.com/snapwire/snapwire/internal/refgame"
 )
 
-// Kind is a Shape's kind.
-type Kind uint8
-
-// Shape kinds.
-const (
-	Rect   Kind = iota // X, Y, W, H
-	Circle             // centre X, Y, radius W
-	Ring               // circle outline: centre X, Y, radius W
-	Line               // from X, Y to W, H
-)
-
-// Shape is one filled rectangle or circle, ring or line, in screen pixels.
-type Shape struct {
-	Kind       Kind
-	X, Y, W, H float32
-	Color      color.RGBA
-}
-
-// Text is one line of text at a pixel position (Ebitengine's debug font:
-// 6 by 16 pixels a character).
-type Text struct {
-	X, Y int
-	S    string
-}
-
-// Scene is the display list of one frame; the window draws it in order
-// over Background. Building one allocates nothing once its slices have
-// grown.
-type Scene struct {
-	W, H   int
-	Shapes []Shape
-	Texts  []Text
-}
-
-// Colours, chosen apart so that a screenshot's pixels say what was drawn.
+// The arena's colours, chosen apart from each other and from the
+// overlay's (playview) so that a screenshot's pixels say what was drawn.
 var (
-	Background      = color.RGBA{12, 12, 18, 255}    // outside the map, and its walls
-	ColorHUD        = color.RGBA{28, 28, 40, 255}    // the text band at the top
-	ColorFloor      = color.RGBA{38, 66, 92, 255}    // room floors
-	ColorDoorShut   = color.RGBA{150, 96, 40, 255}   // a closed or moving door
-	ColorDoorOpen   = color.RGBA{70, 110, 80, 255}   // an open door
-	ColorSelf       = color.RGBA{60, 230, 90, 255}   // the player
-	ColorOther      = color.RGBA{235, 70, 60, 255}   // other players
-	ColorGhost      = color.RGBA{255, 255, 255, 255} // the server's position of the player
-	ColorRocket     = color.RGBA{255, 170, 40, 255}
-	ColorGraphBG    = color.RGBA{0, 0, 0, 255}
-	ColorGraphLine  = color.RGBA{50, 50, 60, 255}
-	ColorSnapshot   = color.RGBA{40, 200, 40, 255}  // a snapshot arrived (height: frames re-predicted)
-	ColorLost       = color.RGBA{255, 0, 0, 255}    // a snapshot was lost
-	ColorCorrection = color.RGBA{255, 230, 0, 255}  // prediction corrections (height: their length)
-	ColorLead       = color.RGBA{80, 140, 255, 255} // command lead (height: ms)
-	ColorDup        = color.RGBA{255, 0, 255, 255}  // commands duplicated by the server
+	Background    = color.RGBA{12, 12, 18, 255}  // outside the map, and its walls
+	ColorFloor    = color.RGBA{38, 66, 92, 255}  // room floors
+	ColorDoorShut = color.RGBA{150, 96, 40, 255} // a closed or moving door
+	ColorDoorOpen = color.RGBA{70, 110, 80, 255} // an open door
+	ColorSelf     = color.RGBA{60, 230, 90, 255} // the player
+	ColorOther    = color.RGBA{235, 70, 60, 255} // other players
+	ColorRocket   = color.RGBA{255, 170, 40, 255}
 )
 
-// Layout, in pixels.
-const (
-	HUDHeight   = 40
-	GraphBand   = 44 // each of the strip's three bands
-	GraphHeight = 3 * GraphBand
-	GraphStripW = 2 * GraphLen // two pixels a frame
-	GraphTextW  = 44 * 6       // the figures beside the strip
-	GraphMargin = 8
+// The overlay's colours (playview).
+var (
+	ColorHUD        = playview.ColorHUD
+	ColorGhost      = playview.ColorGhost
+	ColorGraphBG    = playview.ColorGraphBG
+	ColorGraphLine  = playview.ColorGraphLine
+	ColorSnapshot   = playview.ColorSnapshot
+	ColorLost       = playview.ColorLost
+	ColorCorrection = playview.ColorCorrection
+	ColorLead       = playview.ColorLead
+	ColorDup        = playview.ColorDup
 )
-
-// GraphRect is the net graph's rectangle in a w by h window.
-func GraphRect(w, h int) (x, y, gw, gh int) {
-	return GraphMargin, h - GraphMargin - GraphHeight, GraphStripW + GraphTextW, GraphHeight
-}
 
 // MapRect is where the map is drawn in a w by h window, and the scale
 // from world units to pixels: the whole map, centred between the HUD and
@@ -90,29 +46,40 @@ func MapRect(m *refgame.Map, w, h int) (ox, oy, scale float32) {
 	return (float32(w) - mw*scale) / 2, HUDHeight + (avail-mh*scale)/2, scale
 }
 
-// textEvery is how often, in drawn frames, the text is formatted again
+// textEvery is how often, in drawn frames, the title is formatted again
 // (formatting allocates: a few strings four times a second).
 const textEvery = 15
 
-// Scene fills sc with the frame to draw in a w by h window.
+// Scene fills sc with the frame to draw in a w by h window: the arena,
+// then the overlay (playview.Overlay: the status band and the net graph),
+// as package play's window draws them (the headless frame).
 func (s *Session) Scene(sc *Scene, w, h int) {
-	sc.W, sc.H = w, h
-	sc.Shapes, sc.Texts = sc.Shapes[:0], sc.Texts[:0]
-	sc.Shapes = append(sc.Shapes, Shape{Kind: Rect, W: float32(w), H: HUDHeight, Color: ColorHUD})
-	if s.textAt == 0 || s.drawn >= s.textAt+textEvery || s.knobs != s.textKnobs {
-		s.formatText()
+	sc.Reset(w, h)
+	var gx, gy float32
+	var ghost bool
+	if s.ov.Knobs.Ghost {
+		gx, gy, ghost = s.Ghost()
 	}
-	sc.Texts = append(sc.Texts, Text{X: 8, Y: 4, S: s.status}, Text{X: 8, Y: 20, S: Keys})
+	s.ArenaScene(sc, s.DrawPosition, gx, gy, ghost)
+	if s.ov.Title == "" || s.drawn >= s.titleAt+textEvery {
+		s.ov.Title, s.titleAt = "snapwire play  "+s.Title(), s.drawn
+	}
+	ov := s.ov.Scene(s.cl, w, h)
+	sc.Shapes = append(sc.Shapes, ov.Shapes...)
+	sc.Texts = append(sc.Texts, ov.Texts...)
+}
+
+// ArenaScene appends the arena of the player's world to sc: the map, the
+// doors, the players and rockets in the PVS drawn where at puts them, and
+// with ghost the ring of the server's position of the player at gx, gy.
+func (s *Session) ArenaScene(sc *Scene, at func(n game.EntityNum, e client.Positioner) (x, y float32), gx, gy float32, ghost bool) {
 	if m := s.w.Map; m != nil && s.cl.State() == client.Connected {
-		s.drawMap(sc, m, w, h)
-	}
-	if s.knobs.NetGraph {
-		s.drawGraph(sc, w, h)
+		s.drawMap(sc, m, at, gx, gy, ghost)
 	}
 }
 
-func (s *Session) drawMap(sc *Scene, m *refgame.Map, w, h int) {
-	ox, oy, k := MapRect(m, w, h)
+func (s *Session) drawMap(sc *Scene, m *refgame.Map, at func(n game.EntityNum, e client.Positioner) (x, y float32), gx, gy float32, ghost bool) {
+	ox, oy, k := MapRect(m, sc.W, sc.H)
 	px := func(x, y float32) (float32, float32) { return ox + x*k, oy + y*k }
 	for i := range m.Rooms {
 		r := &m.Rooms[i]
@@ -143,7 +110,7 @@ func (s *Session) drawMap(sc *Scene, m *refgame.Map, w, h int) {
 			if !p.Alive() {
 				continue
 			}
-			x, y := px(s.DrawPosition(n, p))
+			x, y := px(at(n, p))
 			c := ColorOther
 			if n == me {
 				c, selfX, selfY, haveSelf = ColorSelf, x, y, true
@@ -159,15 +126,13 @@ func (s *Session) drawMap(sc *Scene, m *refgame.Map, w, h int) {
 			if rk.Exploded != 0 {
 				continue
 			}
-			x, y := px(s.DrawPosition(n, rk))
+			x, y := px(at(n, rk))
 			sc.Shapes = append(sc.Shapes, Shape{Kind: Circle, X: x, Y: y, W: max(refgame.RocketRadius*k, 2), Color: ColorRocket})
 		}
 	}
-	if s.knobs.Ghost {
-		if gx, gy, ok := s.Ghost(); ok {
-			x, y := px(gx, gy)
-			sc.Shapes = append(sc.Shapes, Shape{Kind: Ring, X: x, Y: y, W: max(refgame.PlayerRadius*k, 3) + 2, Color: ColorGhost})
-		}
+	if ghost {
+		x, y := px(gx, gy)
+		sc.Shapes = append(sc.Shapes, Shape{Kind: Ring, X: x, Y: y, W: max(refgame.PlayerRadius*k, 3) + 2, Color: ColorGhost})
 	}
 	if haveSelf && s.in.Aim && !s.opt.Autoplay {
 		ax, ay := px(s.in.AimX, s.in.AimY)
@@ -175,91 +140,24 @@ func (s *Session) drawMap(sc *Scene, m *refgame.Map, w, h int) {
 	}
 }
 
-// drawGraph draws the net graph: a strip of the last GraphLen drawn
-// frames, newest on the right, in three bands (top to bottom): command
-// lead (blue, 1 px a millisecond) and duplicated commands (magenta, full
-// band); prediction corrections (yellow, 2 px plus half their length in
-// world units); snapshot arrivals (green, 4 px plus 3 a re-predicted
-// frame) and losses (red, full band). The figures are on its right.
-func (s *Session) drawGraph(sc *Scene, w, h int) {
-	gx, gy, gw, gh := GraphRect(w, h)
-	x0, y0 := float32(gx), float32(gy)
-	sc.Shapes = append(sc.Shapes, Shape{Kind: Rect, X: x0, Y: y0, W: float32(gw), H: float32(gh), Color: ColorGraphBG})
-	for b := 1; b < 3; b++ {
-		y := y0 + float32(b*GraphBand)
-		sc.Shapes = append(sc.Shapes, Shape{Kind: Rect, X: x0, Y: y, W: GraphStripW, H: 1, Color: ColorGraphLine})
-	}
-	g := &s.graph
-	n := g.Len()
-	const band = float32(GraphBand)
-	bar := func(x, bottom, hgt float32, c color.RGBA) {
-		hgt = min(hgt, band-1)
-		sc.Shapes = append(sc.Shapes, Shape{Kind: Rect, X: x, Y: bottom - hgt, W: 2, H: hgt, Color: c})
-	}
-	for i := range n {
-		smp := g.At(i)
-		x := x0 + float32(GraphStripW-2*(n-i))
-		top, mid, bot := y0+band, y0+2*band, y0+3*band
-		if smp.Duplicated > 0 {
-			bar(x, top, band, ColorDup)
-		}
-		if smp.LeadMS > 0 {
-			l := min(smp.LeadMS, band-2)
-			sc.Shapes = append(sc.Shapes, Shape{Kind: Rect, X: x, Y: top - 1 - l, W: 2, H: 2, Color: ColorLead})
-		}
-		if smp.Corrections > 0 {
-			bar(x, mid, 2+smp.Correction/2, ColorCorrection)
-		}
-		switch {
-		case smp.Lost > 0:
-			bar(x, bot, band, ColorLost)
-		case smp.Snapshots > 0:
-			bar(x, bot, 4+3*float32(smp.Repredicted)/float32(smp.Snapshots), ColorSnapshot)
-		}
-	}
-	tx := gx + GraphStripW + 8
-	for i, t := range s.graphText {
-		sc.Texts = append(sc.Texts, Text{X: tx, Y: gy + 2 + 16*i, S: t})
-	}
+// Title is the arena's part of the status line: where the server is, who
+// plays (Mode), the client's number and state, and its frags.
+func (s *Session) Title() string {
+	return fmt.Sprintf("%s  client %d %s  frags %d", s.Mode(), s.cl.ClientNum(), s.cl.State(), s.Frags())
 }
 
-// formatText formats the status line and the net graph's figures.
-func (s *Session) formatText() {
-	s.textAt, s.textKnobs = max(s.drawn, 1), s.knobs
-	k := &s.knobs
-	st := s.cl.State()
+// Mode says where the server is and who plays.
+func (s *Session) Mode() string {
 	where := "in process"
-	link := fmt.Sprintf("link %v rtt ±%v jitter %.0f%% loss", k.Latency, k.Jitter, 100*k.Loss)
 	if s.live == nil {
-		where, link = "udp "+s.opt.Connect, "link knobs: in process only"
+		where = "udp " + s.opt.Connect
 		if isWebURL(s.opt.Connect) {
 			where = "webrtc " + s.opt.Connect
 		}
-	}
-	opp := "opponents predicted (DOOM III)"
-	if k.Interpolate {
-		opp = "opponents interpolated (Quake 3)"
 	}
 	who := "you play"
 	if s.opt.Autoplay {
 		who = "autoplay"
 	}
-	frags := int32(0)
-	if me := int(s.cl.ClientNum()); st == client.Connected && me < len(s.w.Score.Frags) {
-		frags = s.w.Score.Frags[me]
-	}
-	s.status = fmt.Sprintf("snapwire play  %s  %s  client %d %s  frags %d  |  %s  |  %s  ghost %v",
-		where, who, s.cl.ClientNum(), st, frags, link, opp, k.Ghost)
-	f := s.graph.Figures()
-	sum := clienthook.CountersOf(s.cl)
-	s.graphText = append(s.graphText[:0],
-		fmt.Sprintf("ping %.0f ms   loss %.1f%%", f.PingMS, 100*f.Loss),
-		fmt.Sprintf("down %.1f  up %.1f kbit/s", f.KbpsDown, f.KbpsUp),
-		fmt.Sprintf("snap %.0f B  %.1f/s  applies %.1f/s", f.SnapshotBytes, f.SnapshotsPerS, f.AppliesPerS),
-		fmt.Sprintf("lead %.0f ms  dup cmds %d", f.LeadMS, f.Duplicated),
-		fmt.Sprintf("re-predicted %.1f frames/snap", f.Repredicted),
-		fmt.Sprintf("corrections %.1f/s  base bad %d", f.Corrections, sum.BaseMismatches),
-		"top: lead (blue), dup cmds (magenta)",
-		"mid: corrections  low: snapshots, lost",
-	)
+	return where + "  " + who
 }

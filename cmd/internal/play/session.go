@@ -10,7 +10,9 @@ import (
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/matchsim"
+	"github.com/snapwire/snapwire/internal/playview"
 	"github.com/snapwire/snapwire/internal/refgame"
+	"github.com/snapwire/snapwire/netsim"
 	"github.com/snapwire/snapwire/token"
 )
 
@@ -40,31 +42,24 @@ func DefaultOptions() Options {
 	return Options{Name: "player", Bots: 7, Seed: 1, Latency: 80 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.01}
 }
 
-// shown is one entity's render position over the last two game frames.
-type shown struct {
-	prev, cur [2]float32
-	frame     game.Frame // the frame cur belongs to
-}
-
 // Session is one game of "snapwire play" without its window: the player's
 // client and world, the transport under them, the input, the knobs and the
 // net graph. One goroutine calls its methods (the window's update loop,
 // or a test).
 type Session struct {
-	opt   Options
-	live  *matchsim.Live
-	rem   *remote
-	cl    *client.Client
-	w     *refgame.World
-	in    Input
-	yaw   uint16
-	bot   *refgame.Bot
-	knobs Knobs
-	graph Graph
-	now   time.Duration
-	drawn uint64
+	opt     Options
+	live    *matchsim.Live
+	rem     *playview.Remote
+	cl      *client.Client
+	w       *refgame.World
+	in      Input
+	yaw     uint16
+	bot     *refgame.Bot
+	ov      playview.Overlay // the knobs, the net graph, the blending and the overlay
+	now     time.Duration
+	drawn   uint64
+	titleAt uint64 // drawn when the overlay's title was last formatted
 
-	shown     *[game.MaxEntities]shown
 	lastFrame game.Frame
 	// seen tracks the other players in the PVS: the first position the
 	// client had for each and whether it changed since (others_moved).
@@ -73,12 +68,6 @@ type Session struct {
 
 	frameHist [frameBuckets]uint32 // frame CPU times (FrameTime)
 	frameN    uint64
-
-	// Text, formatted every few frames (Scene).
-	textAt    uint64
-	textKnobs Knobs
-	status    string
-	graphText []string
 }
 
 type seenPlayer struct {
@@ -92,9 +81,10 @@ func New(opt Options) (*Session, error) {
 	if opt.Name == "" {
 		opt.Name = "player"
 	}
-	s := &Session{opt: opt, shown: new([game.MaxEntities]shown), seen: new([game.MaxEntities]seenPlayer)}
+	s := &Session{opt: opt, seen: new([game.MaxEntities]seenPlayer)}
 	s.bot = refgame.NewBot(opt.Seed*7919+1, 0, refgame.BotDeathmatch)
-	s.knobs = Knobs{Latency: opt.Latency, Jitter: opt.Jitter, Loss: opt.Loss, NetGraph: true}
+	s.ov = playview.Overlay{Knobs: Knobs{Latency: opt.Latency, Jitter: opt.Jitter, Loss: opt.Loss, NetGraph: true},
+		Smooth: playview.NewSmoother(), Keys: Keys, Interpolate: []game.TypeID{refgame.TypePlayer}}
 	input := client.InputFunc(s.command)
 	if opt.Connect == "" {
 		do := matchsim.DefaultOptions()
@@ -104,9 +94,10 @@ func New(opt Options) (*Session, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := l.SetLink(s.knobs.Link()); err != nil {
+		if err := l.SetLink(s.ov.Knobs.Link()); err != nil {
 			return nil, err
 		}
+		s.ov.SetLink = l.SetLink
 		s.live, s.cl, s.w = l, l.Client(), l.World()
 		return s, nil
 	}
@@ -115,7 +106,7 @@ func New(opt Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.rem, s.cl = rem, rem.cl
+	s.rem, s.cl = rem, rem.Client()
 	return s, nil
 }
 
@@ -150,30 +141,37 @@ func (s *Session) Step(now time.Duration, in Input) {
 	if s.live != nil {
 		s.live.Step(now)
 	} else {
-		s.rem.step(now)
+		s.rem.Step(now)
 	}
-	st, ctr := s.cl.Stats(), clienthook.CountersOf(s.cl)
-	s.graph.Add(now, &st, &ctr)
-	s.updateShown()
+	s.ov.Step(now, s.cl)
+	s.watchOthers()
 }
 
 // Do applies a knob action.
 func (s *Session) Do(a Action) {
-	if s.knobs.Apply(a) && s.live != nil {
-		// Knobs stay within netsim's ranges.
-		_ = s.live.SetLink(s.knobs.Link())
+	// The knobs stay within netsim's ranges.
+	_ = s.ov.Do(a, s.cl)
+}
+
+// SetLink sets both directions of the in-process link (package play's
+// window turns its knobs into calls of it).
+func (s *Session) SetLink(cfg netsim.LinkConfig) error {
+	if s.live == nil {
+		return errors.New("the link knobs act in process only")
 	}
-	if a == ToggleInterp {
-		m := game.Predict
-		if s.knobs.Interpolate {
-			m = game.Interpolate
-		}
-		s.cl.SetTypeMode(refgame.TypePlayer, m)
+	return s.live.SetLink(cfg)
+}
+
+// Frags is the player's frag count (0 before it connected).
+func (s *Session) Frags() int32 {
+	if me := int(s.cl.ClientNum()); s.cl.State() == client.Connected && me < len(s.w.Score.Frags) {
+		return s.w.Score.Frags[me]
 	}
+	return 0
 }
 
 // Knobs are the current knob settings.
-func (s *Session) Knobs() Knobs { return s.knobs }
+func (s *Session) Knobs() Knobs { return s.ov.Knobs }
 
 // InProcess reports whether the match runs in this process (the link
 // knobs and the ghost need it).
@@ -186,7 +184,7 @@ func (s *Session) Client() *client.Client { return s.cl }
 func (s *Session) World() *refgame.World { return s.w }
 
 // Graph is the net graph's data.
-func (s *Session) Graph() *Graph { return &s.graph }
+func (s *Session) Graph() *Graph { return &s.ov.Graph }
 
 // Drawn counts one frame drawn (the window calls it; frames_drawn).
 func (s *Session) Drawn() { s.drawn++ }
@@ -219,31 +217,17 @@ func (s *Session) Ghost() (x, y float32, ok bool) {
 	return p.X, p.Y, p.Alive()
 }
 
-// updateShown keeps the render positions of the last two game frames of
-// every moving entity in the PVS: the predicted position plus the render
-// correction (client.VisualOffset) at each frame.
-func (s *Session) updateShown() {
+// watchOthers watches the other players at each new client frame.
+func (s *Session) watchOthers() {
 	f := s.cl.Frame()
 	if f == s.lastFrame || s.cl.State() != client.Connected {
 		return
 	}
 	for n := range s.cl.Visible() {
-		e, _ := s.w.Entity(n)
-		ps, ok := e.(client.Positioner)
-		if !ok {
-			continue
+		if e, typ := s.w.Entity(n); typ == refgame.TypePlayer {
+			x, y, _ := e.(*refgame.Player).Position()
+			s.watch(n, x, y)
 		}
-		x, y, _ := ps.Position()
-		s.watch(n, x, y)
-		dx, dy, _ := s.cl.VisualOffset(n)
-		p := [2]float32{x + dx, y + dy}
-		sh := &s.shown[n]
-		if sh.frame == s.lastFrame && s.lastFrame != 0 {
-			sh.prev = sh.cur
-		} else {
-			sh.prev = p
-		}
-		sh.cur, sh.frame = p, f
 	}
 	s.lastFrame = f
 }
@@ -268,23 +252,19 @@ func (s *Session) watch(n game.EntityNum, x, y float32) {
 
 // DrawPosition is where to draw entity n now: its render positions of the
 // last two game frames blended by how far the clock is into the next
-// frame. Entities that did not move in the client's last frame are drawn
-// at their position plus the correction.
+// frame (playview.Smoother).
 func (s *Session) DrawPosition(n game.EntityNum, e client.Positioner) (x, y float32) {
-	sh := &s.shown[n]
-	if sh.frame != s.cl.Frame() || sh.frame == 0 {
-		x, y, _ = e.Position()
-		dx, dy, _ := s.cl.VisualOffset(n)
-		return x + dx, y + dy
+	if x, y, _, ok := s.ov.Smooth.Position(s.cl, n); ok {
+		return x, y
 	}
-	t := s.cl.FrameFraction()
-	return sh.prev[0] + t*(sh.cur[0]-sh.prev[0]), sh.prev[1] + t*(sh.cur[1]-sh.prev[1])
+	x, y, _ = e.Position()
+	return x, y
 }
 
 // Close leaves the server (remote) cleanly.
 func (s *Session) Close() error {
 	if s.rem != nil {
-		return s.rem.close(s.now)
+		return s.rem.Close(s.now)
 	}
 	return nil
 }
@@ -382,7 +362,7 @@ func (s *Session) Summary() Summary {
 		Repredicted: ctr.Repredicted, Corrections: ctr.Corrections,
 		PredSelfMean: st.Self.Mean(), PredOthersMean: st.Others.Mean(),
 		PingMS: float64(st.RTT) / float64(time.Millisecond), KbpsDown: kbps(st.BytesIn), KbpsUp: kbps(st.BytesOut),
-		DuplicatedCmds: ctr.Duplicated, Interpolate: s.knobs.Interpolate, OthersMoved: s.othersMoved,
+		DuplicatedCmds: ctr.Duplicated, Interpolate: s.cl.TypeMode(refgame.TypePlayer) == game.Interpolate, OthersMoved: s.othersMoved,
 		FrameMSP50: float64(s.FramePercentile(0.5)) / float64(time.Millisecond),
 		FrameMSP99: float64(s.FramePercentile(0.99)) / float64(time.Millisecond)}
 	if s.live != nil {
@@ -396,9 +376,7 @@ func (s *Session) Summary() Summary {
 		}
 	}
 	sum.ClientNum = int(s.cl.ClientNum())
-	if me := int(s.cl.ClientNum()); st.State == client.Connected && me < len(s.w.Score.Frags) {
-		sum.Frags = s.w.Score.Frags[me]
-	}
+	sum.Frags = s.Frags()
 	if err := s.Err(); err != nil {
 		sum.Error = err.Error()
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/pion/datachannel"
 	"github.com/pion/webrtc/v4"
 
-	"github.com/snapwire/snapwire/cmd/internal/signalling"
+	"github.com/snapwire/snapwire/internal/signalling"
 )
 
 // DialConfig configures Dial.

@@ -3,65 +3,61 @@
 package window
 
 import (
-	"bytes"
-	"errors"
-	"image"
-	"image/png"
-	"os"
-	"sync"
+	"fmt"
+	"image/color"
 	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
-	"github.com/hajimehoshi/ebiten/v2/inpututil"
+	"github.com/hajimehoshi/ebiten/v2/ebitenutil"
+	"github.com/hajimehoshi/ebiten/v2/vector"
 
+	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/cmd/internal/play"
+	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/refgame"
+	"github.com/snapwire/snapwire/netsim"
+	gamewindow "github.com/snapwire/snapwire/play"
 )
 
-// shotWait bounds how long past the duration a screenshot waits for the
-// player to respawn.
-const shotWait = 5 * time.Second
-
-// The logical screen the Scene is laid out in, in pixels.
+// The logical screen the arena is laid out in, in pixels (package play's).
 const (
 	ScreenW = play.ScreenW
 	ScreenH = play.ScreenH
 )
 
-// window is the ebiten.Game: Update steps the session at the display's
-// rate (TPS synced with the frame rate) and applies the keys; Draw renders
-// the session's Scene.
-type window struct {
+// arena is the arena as package play sees it: the Session (the player's
+// client, stepped with the keyboard and mouse read as a play.Input) and
+// the Game (the arena's drawing).
+type arena struct {
 	s     *play.Session
-	opt   play.WindowOptions
-	start time.Time
 	sc    play.Scene
-	done  bool
-	shot  *ebiten.Image
-	off   *ebiten.Image // the frame is drawn offscreen, then shown
-	step  time.Duration // CPU time of this frame's Update
 	cpu   play.CPUStopwatch
-	text  textCache
-	err   error
-	// mu guards the session: Update and Draw hold it, and so does the
-	// browser's network pump (pump_js.go) between frames.
-	mu sync.Mutex
-	in play.Input // the last input read, which the pump reuses
+	step  time.Duration // CPU time of the last Step
+	frags int32
+	text  string
 }
 
-// knobKeys binds keys to knob actions (Keys describes them).
-var knobKeys = []struct {
-	k ebiten.Key
-	a play.Action
-}{
-	{ebiten.KeyN, play.ToggleNetGraph}, {ebiten.KeyF3, play.ToggleNetGraph},
-	{ebiten.KeyI, play.ToggleInterp}, {ebiten.KeyG, play.ToggleGhost},
-	{ebiten.KeyBracketRight, play.LatencyUp}, {ebiten.KeyBracketLeft, play.LatencyDown},
-	{ebiten.KeyEqual, play.JitterUp}, {ebiten.KeyMinus, play.JitterDown},
-	{ebiten.Key0, play.LossUp}, {ebiten.Key9, play.LossDown},
+// local is the arena in process: it has the link knobs and the ghost.
+type local struct{ *arena }
+
+func (a *arena) Client() *client.Client { return a.s.Client() }
+func (a *arena) Close() error           { return a.s.Close() }
+
+// Step reads the controls and plays the session to now.
+func (a *arena) Step(now time.Duration) {
+	t0 := a.cpu.Now()
+	a.s.Step(now, a.input())
+	a.step = a.cpu.Now() - t0
 }
 
-func (w *window) input() play.Input {
+func (l local) SetLink(cfg netsim.LinkConfig) error { return l.s.SetLink(cfg) }
+
+func (l local) Ghost() (x, y, z float32, ok bool) {
+	x, y, ok = l.s.Ghost()
+	return x, y, 0, ok
+}
+
+func (a *arena) input() play.Input {
 	in := play.Input{
 		Up:    ebiten.IsKeyPressed(ebiten.KeyW) || ebiten.IsKeyPressed(ebiten.KeyArrowUp),
 		Down:  ebiten.IsKeyPressed(ebiten.KeyS) || ebiten.IsKeyPressed(ebiten.KeyArrowDown),
@@ -70,7 +66,7 @@ func (w *window) input() play.Input {
 		Fire:  ebiten.IsMouseButtonPressed(ebiten.MouseButtonLeft),
 		Use:   ebiten.IsKeyPressed(ebiten.KeyE) || ebiten.IsMouseButtonPressed(ebiten.MouseButtonRight),
 	}
-	if m := w.s.World().Map; m != nil {
+	if m := a.s.World().Map; m != nil {
 		cx, cy := ebiten.CursorPosition()
 		ox, oy, k := play.MapRect(m, ScreenW, ScreenH)
 		x, y := (float32(cx)-ox)/k, (float32(cy)-oy)/k
@@ -81,93 +77,82 @@ func (w *window) input() play.Input {
 	return in
 }
 
-func (w *window) Update() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.done {
-		return ebiten.Termination
+// Draw draws the arena where package play's View puts its entities, and
+// the player's frags under the status band.
+func (a *arena) Draw(screen *ebiten.Image, v *gamewindow.View) {
+	t0 := a.cpu.Now()
+	a.sc.Reset(ScreenW, ScreenH)
+	gx, gy, _, ghost := v.Ghost()
+	a.s.ArenaScene(&a.sc, func(n game.EntityNum, e client.Positioner) (x, y float32) {
+		if x, y, _, ok := v.Position(n); ok {
+			return x, y
+		}
+		x, y, _ = e.Position()
+		return x, y
+	}, gx, gy, ghost)
+	render(screen, &a.sc)
+	if f := a.s.Frags(); a.text == "" || f != a.frags {
+		a.frags, a.text = f, fmt.Sprintf("frags %d", f)
 	}
-	if inpututil.IsKeyJustPressed(ebiten.KeyEscape) {
-		w.done = true
+	ebitenutil.DebugPrintAt(screen, a.text, ScreenW-8-6*len(a.text), play.HUDHeight+4)
+	a.s.Drawn()
+	// The frame's CPU time: the game, the prediction and the arena's
+	// drawing commands (the GPU, or Mesa's software rasteriser on its own
+	// threads, runs them after Draw returns), on Ebitengine's game
+	// goroutine, which the stopwatch locks to its thread.
+	a.s.FrameTime(a.step + a.cpu.Now() - t0)
+}
+
+// whitePixel is the source of every rectangle: a white pixel scaled and
+// tinted, which Ebitengine batches into one draw and which allocates
+// nothing.
+var (
+	whitePixel *ebiten.Image
+	rectOpts   ebiten.DrawImageOptions
+)
+
+// render draws the arena's shapes over its background, without
+// anti-aliasing, so that their pixels keep the Scene's colours exactly (the
+// screenshot checks read them).
+func render(dst *ebiten.Image, sc *play.Scene) {
+	dst.Fill(play.Background)
+	if whitePixel == nil {
+		whitePixel = ebiten.NewImage(1, 1)
+		whitePixel.Fill(color.White)
 	}
-	for _, kk := range knobKeys {
-		if inpututil.IsKeyJustPressed(kk.k) {
-			w.s.Do(kk.a)
+	for i := range sc.Shapes {
+		sh := &sc.Shapes[i]
+		switch sh.Kind {
+		case play.Rect:
+			rectOpts.GeoM.Reset()
+			rectOpts.GeoM.Scale(float64(sh.W), float64(sh.H))
+			rectOpts.GeoM.Translate(float64(sh.X), float64(sh.Y))
+			rectOpts.ColorScale.Reset()
+			rectOpts.ColorScale.ScaleWithColor(sh.Color)
+			dst.DrawImage(whitePixel, &rectOpts)
+		case play.Circle:
+			vector.DrawFilledCircle(dst, sh.X, sh.Y, sh.W, sh.Color, false)
+		case play.Ring:
+			vector.StrokeCircle(dst, sh.X, sh.Y, sh.W, 2, sh.Color, false)
+		case play.Line:
+			vector.StrokeLine(dst, sh.X, sh.Y, sh.W, sh.H, 2, sh.Color, false)
 		}
 	}
-	t0 := w.cpu.Now()
-	now := time.Since(w.start)
-	w.in = w.input()
-	w.s.Step(now, w.in)
-	w.step = w.cpu.Now() - t0
-	if w.opt.Duration > 0 && now >= w.opt.Duration {
-		// A screenshot waits, at most shotWait, for the player to be
-		// alive, so that it shows the player (and its ghost: the server
-		// runs behind the prediction).
-		p, ok := w.s.Player()
-		alive := ok && p.Alive()
-		if w.s.Knobs().Ghost {
-			_, _, ghost := w.s.Ghost()
-			alive = alive && ghost
-		}
-		w.done = w.opt.Screenshot == "" || alive || now >= w.opt.Duration+shotWait
-	}
-	if err := w.s.Err(); err != nil && now > 2*time.Second {
-		w.err, w.done = err, true
-	}
-	return nil
 }
 
-func (w *window) Draw(screen *ebiten.Image) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	t0 := w.cpu.Now()
-	w.s.Scene(&w.sc, ScreenW, ScreenH)
-	if w.off == nil {
-		w.off = ebiten.NewImage(ScreenW, ScreenH)
-	}
-	w.text.Render(w.off, &w.sc)
-	screen.DrawImage(w.off, nil)
-	w.s.Drawn()
-	// The frame's CPU time: the game, the prediction and the drawing
-	// commands (the GPU, or Mesa's software rasteriser on its own threads,
-	// runs them after Draw returns), on Ebitengine's game goroutine, which
-	// the stopwatch locks to its thread.
-	w.s.FrameTime(w.step + w.cpu.Now() - t0)
-	if w.done && w.opt.Screenshot != "" && w.shot == nil {
-		// The last frame, read back.
-		w.shot = w.off
-		w.err = errors.Join(w.err, writePNG(w.opt.Screenshot, w.shot))
-	}
-}
-
-func (w *window) Layout(int, int) (int, int) { return ScreenW, ScreenH }
-
-func writePNG(path string, img *ebiten.Image) error {
-	b := img.Bounds()
-	rgba := image.NewRGBA(b)
-	img.ReadPixels(rgba.Pix)
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, rgba); err != nil {
-		return err
-	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
-}
-
-// Run opens the window and plays s in it until the duration has passed,
-// the window is closed or Esc is pressed. It must be called from the main
-// goroutine (Ebitengine's rule).
+// Run opens the window and plays s in it (package play's window, the
+// arena drawing) until the duration has passed, the window is closed or
+// Esc is pressed. It must be called from the main goroutine (Ebitengine's
+// rule).
 func Run(s *play.Session, opt play.WindowOptions) error {
-	ebiten.SetWindowSize(ScreenW, ScreenH)
-	ebiten.SetWindowTitle("snapwire play")
-	ebiten.SetWindowResizingMode(ebiten.WindowResizingModeEnabled)
-	ebiten.SetTPS(ebiten.SyncWithFPS) // one Update per drawn frame: the client's clock gives the 60 Hz
-	w := &window{s: s, opt: opt, start: time.Now()}
-	stop := startPump(w)
-	err := ebiten.RunGame(w)
-	stop()
-	if err != nil {
-		return err
+	a := &arena{s: s}
+	k := s.Knobs()
+	wo := gamewindow.Options{Title: "snapwire play  " + s.Mode(), Keys: play.ArenaKeys, Link: k.Link(),
+		Interpolate: []game.TypeID{refgame.TypePlayer}, Ghost: k.Ghost, HideNetGraph: !k.NetGraph,
+		Duration: opt.Duration, Screenshot: opt.Screenshot, Width: ScreenW, Height: ScreenH}
+	var sess gamewindow.Session = a
+	if s.InProcess() {
+		sess = local{a}
 	}
-	return w.err
+	return gamewindow.Run(a, sess, wo)
 }

@@ -1,8 +1,8 @@
 // Package signalling is the client's half of snapwire's WebRTC signalling
 // (docs/PROTOCOL.md, "WebRTC transport"): one POST of a complete SDP offer,
 // its candidates gathered, answered with the SDP answer (non-trickle, RFC
-// 8829 §3.5.1). It imports no WebRTC stack, so the Go client (internal/rtc,
-// pion) and the browser's client (internal/play under js/wasm, the
+// 8829 §3.5.1). It imports no WebRTC stack, so the Go client (cmd/internal/rtc,
+// pion) and the browser's client (internal/playview under js/wasm, the
 // browser's RTCPeerConnection) share it.
 package signalling
 

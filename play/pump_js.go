@@ -1,6 +1,6 @@
-//go:build play && js
+//go:build js
 
-package window
+package play
 
 import "time"
 
@@ -11,7 +11,7 @@ import "time"
 // it — its commands, acknowledgements and snapshot handling — and a hidden
 // tab, which gets no frames at all, would time out on the server. Timers
 // keep running in a hidden tab (throttled to once a second, within the
-// server's 10 s timeout). The player's input is the last one Update read.
+// server's 10 s timeout).
 func startPump(w *window) (stop func()) {
 	done := make(chan struct{})
 	go func() {
@@ -25,7 +25,7 @@ func startPump(w *window) (stop func()) {
 			}
 			w.mu.Lock()
 			if !w.done {
-				w.s.Step(time.Since(w.start), w.in)
+				w.step(time.Since(w.start))
 			}
 			w.mu.Unlock()
 		}

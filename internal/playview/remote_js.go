@@ -1,6 +1,6 @@
 //go:build js
 
-package play
+package playview
 
 import (
 	"context"
@@ -10,12 +10,12 @@ import (
 	"syscall/js"
 	"time"
 
-	"github.com/snapwire/snapwire/cmd/internal/signalling"
+	"github.com/snapwire/snapwire/internal/signalling"
 )
 
 // jsLink is a WebRTC data channel of the browser's own RTCPeerConnection
 // (W3C WebRTC 1.0), driven through syscall/js: the same channel the
-// server's side creates (internal/rtc: negotiated id 0, unordered, no
+// server's side creates (cmd/internal/rtc: negotiated id 0, unordered, no
 // retransmission, RFC 8831 §6.1).
 type jsLink struct {
 	pc, dc js.Value
@@ -30,17 +30,17 @@ type prop struct {
 }
 
 // maxMessage is rtc.MaxMessage (cmd/internal/rtc) (that package is not built for
-// js: it is pion).
+// js: it is pion), and RemoteBufferSize.
 const maxMessage = 2048
 
 // maxBuffered bounds what the channel may hold unsent before a send is
 // dropped, as a full socket buffer drops a datagram.
 const maxBuffered = 256 << 10
 
-// dialWeb connects to the signalling URL: offer with every ICE candidate
-// gathered, POST it, apply the answer, wait for the channel to open (10 s
-// each). It blocks, so it must not run in a JS callback.
-func dialWeb(url string, r *remote) (link, error) {
+// dialBrowser connects to the signalling URL: offer with every ICE
+// candidate gathered, POST it, apply the answer, wait for the channel to
+// open (10 s each). It blocks, so it must not run in a JS callback.
+func dialBrowser(url string, deliver func(p []byte)) (Link, error) {
 	l := &jsLink{}
 	l.pc = js.Global().Get("RTCPeerConnection").New(js.ValueOf(map[string]any{}))
 	l.dc = l.pc.Call("createDataChannel", "snapwire", js.ValueOf(map[string]any{
@@ -69,15 +69,15 @@ func dialWeb(url string, r *remote) (link, error) {
 			return
 		}
 		js.CopyBytesToGo(in[:n], u8)
-		r.deliver(in[:n]) // copies; never blocks
+		deliver(in[:n]) // copies; never blocks
 	})
 	l.on(l.pc, "onicegatheringstatechange", func(js.Value) {
 		if l.pc.Get("iceGatheringState").String() == "complete" {
 			signal(gathered)
 		}
 	})
-	fail := func(err error) (link, error) {
-		l.close()
+	fail := func(err error) (Link, error) {
+		l.Close()
 		return nil, err
 	}
 	offer, err := await(l.pc.Call("createOffer"))
@@ -153,9 +153,9 @@ func await(p js.Value) (js.Value, error) {
 	}
 }
 
-// send sends p as one message, or drops it: channel not open, too much
+// Send sends p as one message, or drops it: channel not open, too much
 // unsent, or the browser refusing it (an exception, recovered).
-func (l *jsLink) send(p []byte) {
+func (l *jsLink) Send(p []byte) {
 	if len(p) > maxMessage || l.dc.Get("readyState").String() != "open" || l.dc.Get("bufferedAmount").Int() > maxBuffered {
 		return
 	}
@@ -164,7 +164,7 @@ func (l *jsLink) send(p []byte) {
 	l.dc.Call("send", l.out.Call("subarray", 0, len(p)))
 }
 
-func (l *jsLink) close() error {
+func (l *jsLink) Close() error {
 	for _, p := range l.props {
 		p.v.Set(p.name, js.Null()) // no callback into a released func
 	}

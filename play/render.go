@@ -1,6 +1,4 @@
-//go:build play
-
-package window
+package play
 
 import (
 	"image/color"
@@ -10,18 +8,8 @@ import (
 	"github.com/hajimehoshi/ebiten/v2/ebitenutil"
 	"github.com/hajimehoshi/ebiten/v2/vector"
 
-	"github.com/snapwire/snapwire/cmd/internal/play"
+	"github.com/snapwire/snapwire/internal/playview"
 )
-
-// Render draws sc on dst: the background, the shapes in order, then the
-// text. Shapes are drawn without anti-aliasing, so their pixels keep the
-// Scene's colours exactly (the screenshot checks read them).
-func Render(dst *ebiten.Image, sc *play.Scene) {
-	renderShapes(dst, sc)
-	for _, t := range sc.Texts {
-		ebitenutil.DebugPrintAt(dst, t.S, t.X, t.Y)
-	}
-}
 
 // whitePixel is the source of every rectangle: a white pixel scaled and
 // tinted, which Ebitengine batches into one draw and which allocates
@@ -32,7 +20,7 @@ var (
 	rectOpts   ebiten.DrawImageOptions
 )
 
-func drawRect(dst *ebiten.Image, sh *play.Shape) {
+func drawRect(dst *ebiten.Image, sh *playview.Shape) {
 	if whitePixel == nil {
 		whitePixel = ebiten.NewImage(1, 1)
 		whitePixel.Fill(color.White)
@@ -45,33 +33,35 @@ func drawRect(dst *ebiten.Image, sh *play.Shape) {
 	dst.DrawImage(whitePixel, &rectOpts)
 }
 
-func renderShapes(dst *ebiten.Image, sc *play.Scene) {
-	dst.Fill(play.Background)
+// renderShapes draws sc's shapes on dst in order. Shapes are drawn
+// without anti-aliasing, so their pixels keep the Scene's colours exactly
+// (the screenshot checks read them).
+func renderShapes(dst *ebiten.Image, sc *playview.Scene) {
 	for i := range sc.Shapes {
 		sh := &sc.Shapes[i]
 		switch sh.Kind {
-		case play.Rect:
+		case playview.Rect:
 			drawRect(dst, sh)
-		case play.Circle:
+		case playview.Circle:
 			vector.DrawFilledCircle(dst, sh.X, sh.Y, sh.W, sh.Color, false)
-		case play.Ring:
+		case playview.Ring:
 			vector.StrokeCircle(dst, sh.X, sh.Y, sh.W, 2, sh.Color, false)
-		case play.Line:
+		case playview.Line:
 			vector.StrokeLine(dst, sh.X, sh.Y, sh.W, sh.H, 2, sh.Color, false)
 		}
 	}
 }
 
-// textCache renders like Render, but draws the text (the debug font, a
-// draw per glyph: most of a frame's drawing commands) into a layer of its
-// own only when it changes, which the Session does a few times a second,
-// and composes the layer over the shapes every frame.
+// textCache draws a Scene: the shapes, then the text, which it draws (the
+// debug font, a draw per glyph: most of a frame's drawing commands) into a
+// layer of its own only when it changes, a few times a second, and
+// composes the layer over the shapes every frame.
 type textCache struct {
 	layer *ebiten.Image
-	texts []play.Text
+	texts []playview.Text
 }
 
-func (c *textCache) Render(dst *ebiten.Image, sc *play.Scene) {
+func (c *textCache) render(dst *ebiten.Image, sc *playview.Scene) {
 	renderShapes(dst, sc)
 	if c.layer == nil || !slices.Equal(c.texts, sc.Texts) {
 		if c.layer == nil {

@@ -1,4 +1,4 @@
-package play
+package playview
 
 import (
 	"time"
@@ -7,7 +7,7 @@ import (
 )
 
 // Action is one press of a knob key (the window maps keys to actions; see
-// Keys).
+// KnobKeys).
 type Action uint8
 
 // Actions.
@@ -24,10 +24,9 @@ const (
 	ToggleNetGraph        // the net graph
 )
 
-// Keys lists the knob keys as the window binds them, for the help line and
-// the README.
-const Keys = "WASD/arrows move, mouse aims, left button fires, E/right button uses; " +
-	"N or F3 net graph, I interpolate opponents, G ghost, [ ] latency, - = jitter, 9 0 loss, Esc quits"
+// KnobKeys lists the knob keys as the window binds them, for the help line
+// and the README.
+const KnobKeys = "N or F3 net graph, I interpolate opponents, G ghost, [ ] latency, - = jitter, 9 0 loss, Esc quits"
 
 // Knob ranges and steps.
 const (

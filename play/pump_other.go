@@ -1,6 +1,6 @@
-//go:build play && !js
+//go:build !js
 
-package window
+package play
 
 // startPump does nothing outside the browser: the window's Update runs at
 // the display's rate, which does not depend on how fast frames render.
