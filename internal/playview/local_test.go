@@ -16,7 +16,8 @@ import (
 // jitter and 1% loss.
 func newFrame(t testing.TB) (*Local, *Overlay) {
 	t.Helper()
-	input := client.InputFunc(func(f game.Frame) game.UserCmd {
+	input := client.InputFunc(func(in client.Input) game.UserCmd {
+		f := in.Frame
 		return game.UserCmd{Frame: f, Forward: 100, Right: int8(int(f/60%2)*254 - 127)}
 	})
 	l, err := NewLocal(testgame.New(), testgame.New(), testgame.DefaultSettings, input)

@@ -11,6 +11,7 @@ import (
 	"math"
 
 	"github.com/snapwire/snapwire/bitmsg"
+	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
 )
 
@@ -151,9 +152,9 @@ func (g *Game) Visible(c game.ClientNum, set game.EntitySet) {
 
 func (g *Game) State(c game.ClientNum, id game.StateID) game.Snapshotter { return nil }
 
-// circle is the autoplay's command for frame f: full speed along a circle
-// of about 150 units' radius, once round in 4 s.
-func circle(f game.Frame) game.UserCmd {
-	a := 2 * math.Pi * float64(f) / 240
-	return game.UserCmd{Frame: f, Right: int8(math.Round(127 * math.Cos(a))), Forward: int8(math.Round(127 * math.Sin(a)))}
+// circle is the autoplay's command: full speed along a circle of about
+// 150 units' radius, once round in 4 s.
+func circle(in client.Input) game.UserCmd {
+	a := 2 * math.Pi * float64(in.Frame) / 240
+	return game.UserCmd{Frame: in.Frame, Right: int8(math.Round(127 * math.Cos(a))), Forward: int8(math.Round(127 * math.Sin(a)))}
 }

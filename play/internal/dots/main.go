@@ -129,8 +129,8 @@ func main() {
 
 // keys is the player's command from the arrow keys (Ebitengine's input
 // may be read on the window's goroutine, which samples commands).
-func keys(f game.Frame) game.UserCmd {
-	cmd := game.UserCmd{Frame: f}
+func keys(in client.Input) game.UserCmd {
+	cmd := game.UserCmd{Frame: in.Frame}
 	if ebiten.IsKeyPressed(ebiten.KeyArrowRight) {
 		cmd.Right += 127
 	}
