@@ -245,8 +245,8 @@ func (s *Session) formatText() {
 		who = "autoplay"
 	}
 	frags := int32(0)
-	if me := int(s.cl.ClientNum()); st == client.Connected && me < len(s.w.Score.Frags) {
-		frags = s.w.Score.Frags[me]
+	if me := int(s.cl.ClientNum()); st == client.Connected && me < len(s.w.Score.Slots) {
+		frags = s.w.Score.Slots[me].Frags
 	}
 	s.status = fmt.Sprintf("snapwire play  %s  %s  client %d %s  frags %d  |  %s  |  %s  ghost %v",
 		where, who, s.cl.ClientNum(), st, frags, link, opp, k.Ghost)

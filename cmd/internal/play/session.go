@@ -399,8 +399,8 @@ func (s *Session) Summary() Summary {
 		}
 	}
 	sum.ClientNum = int(s.cl.ClientNum())
-	if me := int(s.cl.ClientNum()); st.State == client.Connected && me < len(s.w.Score.Frags) {
-		sum.Frags = s.w.Score.Frags[me]
+	if me := int(s.cl.ClientNum()); st.State == client.Connected && me < len(s.w.Score.Slots) {
+		sum.Frags = s.w.Score.Slots[me].Frags
 	}
 	if err := s.Err(); err != nil {
 		sum.Error = err.Error()
