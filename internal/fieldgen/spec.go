@@ -14,20 +14,20 @@ import (
 type op int
 
 const (
-	opBool     op = iota // WriteBool
-	opUint               // WriteUint8/16/32/64 by width, the default of unsigned integers
-	opInt                // WriteInt(v, width) (32 and 64 as WriteUint32/64), the default of signed integers
-	opBits               // WriteBits(v, bits): `bits=N` on an unsigned integer
-	opSBits              // WriteInt(v, bits): `bits=N` on a signed integer
-	opRanged             // WriteRangedInt(v, min, max): `min=,max=` on an integer, or `enum`
-	opFloat              // WriteFloat, clamped into [min,max] on read when bounded
-	opHalf               // WriteHalf, clamped into [min,max] on read when bounded
-	opStep               // the step index in [0,n] as WriteRangedInt: `min=,max=,step=`
-	opAngle16            // WriteAngle16
-	opAngle8             // WriteAngle8
-	opString             // WriteString(s, max)
-	opArray              // a fixed-size array, all elements or the first `len=` of them
-	opStruct             // a nested struct, its fields in order
+	opBool    op = iota // WriteBool
+	opUint              // WriteUint8/16/32/64 by width, the default of unsigned integers
+	opInt               // WriteInt(v, width) (32 and 64 as WriteUint32/64), the default of signed integers
+	opBits              // WriteBits(v, bits): `bits=N` on an unsigned integer
+	opSBits             // WriteInt(v, bits): `bits=N` on a signed integer
+	opRanged            // WriteRangedInt(v, min, max): `min=,max=` on an integer, or `enum`
+	opFloat             // WriteFloat, clamped into [min,max] on read when bounded
+	opHalf              // WriteHalf, clamped into [min,max] on read when bounded
+	opStep              // the step index in [0,n] as WriteRangedInt: `min=,max=,step=`
+	opAngle16           // WriteAngle16
+	opAngle8            // WriteAngle8
+	opString            // WriteString(s, max)
+	opArray             // a fixed-size array, all elements or the first `len=` of them
+	opStruct            // a nested struct, its fields in order
 )
 
 // spec is a field's declared encoding.
