@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/format"
+	"go/token"
 	"go/types"
 	"os"
 	"path/filepath"
@@ -163,8 +164,11 @@ func (g *generator) declaredType(gd *ast.GenDecl, ts *ast.TypeSpec) (declared, b
 		return d, false, fmt.Errorf("%s: %s: %s marks struct types only", pos, d.name, entityDirective)
 	}
 	fields, err := g.structFields(st, 0)
-	if err != nil {
-		return d, false, fmt.Errorf("%s.%w", d.name, err)
+	if fe, ok := err.(*fieldError); ok {
+		fe.path = d.name + "." + fe.path
+		return d, false, fe
+	} else if err != nil {
+		return d, false, err
 	}
 	if len(fields) == 0 {
 		return d, false, fmt.Errorf("%s: %s: no field to send", pos, d.name)
@@ -173,34 +177,48 @@ func (g *generator) declaredType(gd *ast.GenDecl, ts *ast.TypeSpec) (declared, b
 	return d, true, nil
 }
 
+// fieldError is a declaration error: the field's position, its path from the declared type
+// (T.A.B) and what is wrong.
+type fieldError struct {
+	pos  token.Position
+	path string
+	msg  string
+}
+
+func (e *fieldError) Error() string { return e.pos.String() + ": " + e.path + ": " + e.msg }
+
 // structFields returns the encodings of a struct's fields in order, leaving out `snap:"-"`.
-// An error starts with the field's name, then its position.
 func (g *generator) structFields(st *types.Struct, depth int) ([]field, error) {
 	var fields []field
 	var earlier []*types.Var
 	for i := range st.NumFields() {
 		v := st.Field(i)
 		tag, _ := lookupTag(st.Tag(i))
-		pos := g.l.fset.Position(v.Pos())
+		fail := func(format string, args ...any) error {
+			return &fieldError{pos: g.l.fset.Position(v.Pos()), path: v.Name(), msg: fmt.Sprintf(format, args...)}
+		}
 		t, err := parseTags(tag)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %v", v.Name(), pos, err)
+			return nil, fail("%v", err)
 		}
 		if t.has("-") {
 			if len(t.order) > 1 {
-				return nil, fmt.Errorf("%s: %s: - takes no other tag", v.Name(), pos)
+				return nil, fail("- takes no other tag")
 			}
 			continue
 		}
 		if v.Embedded() {
-			return nil, fmt.Errorf("%s: %s: an embedded field cannot be declared (name it, or tag it `snap:\"-\"`)", v.Name(), pos)
+			return nil, fail("an embedded field cannot be declared (name it, or tag it `snap:\"-\"`)")
 		}
 		if v.Type() == types.Typ[types.Invalid] {
-			return nil, fmt.Errorf("%s: %s: the type does not compile", v.Name(), pos)
+			return nil, fail("the type does not compile")
 		}
 		s, err := g.specOf(v.Type(), t, earlier, depth)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %v", v.Name(), pos, err)
+		if fe, ok := err.(*fieldError); ok {
+			fe.path = v.Name() + "." + fe.path // in a nested struct
+			return nil, fe
+		} else if err != nil {
+			return nil, fail("%v", err)
 		}
 		fields = append(fields, field{name: v.Name(), spec: s})
 		earlier = append(earlier, v)

@@ -439,7 +439,13 @@ func float32Of(v constant.Value) float32 {
 func (g *generator) constBound(expr, key string) (bound, error) {
 	tv, err := types.Eval(g.l.fset, g.l.pkg, token.NoPos, expr)
 	if err != nil {
-		return bound{}, fmt.Errorf("%s=%s: %v", key, expr, err)
+		msg := err.Error()
+		if _, rest, ok := strings.Cut(msg, "eval:1:"); ok { // types.Eval's position in expr
+			if _, m, ok := strings.Cut(rest, ": "); ok {
+				msg = m
+			}
+		}
+		return bound{}, fmt.Errorf("%s=%s: %s", key, expr, msg)
 	}
 	if tv.Value == nil {
 		return bound{}, fmt.Errorf("%s=%s: not a constant", key, expr)
