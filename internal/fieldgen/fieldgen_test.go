@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// gen generates a one-file package without imports (no go list needed).
+// gen generates p.go, a one-file package p that imports nothing (so no go list runs).
 func gen(t *testing.T, src string) (string, error) {
 	t.Helper()
 	out, err := generate("x", ".", map[string][]byte{"p.go": []byte("package p\n\n" + src)})
