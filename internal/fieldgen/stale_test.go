@@ -67,8 +67,8 @@ func snapgenDirs(t *testing.T, root string) []string {
 	return dirs
 }
 
-// TestGeneratedUpToDate regenerates, in memory, every package of the repository with a
-// go:generate line running snapgen, and fails naming the generated file that differs from its
+// TestGeneratedUpToDate regenerates, in memory, every package of the repository whose
+// generate directive runs snapgen, and fails naming the generated file that differs from its
 // declarations (a tag changed without go generate).
 func TestGeneratedUpToDate(t *testing.T) {
 	root := repoRoot(t)
