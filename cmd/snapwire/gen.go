@@ -1,7 +1,7 @@
 package main
 
 // "snapwire gen": the field generator (the snapgen command's code, internal/fieldgen) run on
-// package directories, for a developer who has the tools installed; go generate runs snapgen.
+// the directories given, for a developer who has the tools installed; go generate runs snapgen.
 
 import (
 	"fmt"
