@@ -433,8 +433,8 @@ func (q *queryStatus) refresh(s *server.Server) {
 	q.clients = s.AppendClients(q.clients[:0])
 	for _, c := range q.clients {
 		score := 0
-		if int(c.Num) < len(q.world.Score.Frags) {
-			score = int(q.world.Score.Frags[c.Num])
+		if int(c.Num) < len(q.world.Score.Slots) {
+			score = int(q.world.Score.Slots[c.Num].Frags)
 		}
 		q.players = append(q.players, query.Player{Name: c.Name, Score: score, Ping: int(c.RTT.Milliseconds())})
 	}

@@ -6,18 +6,19 @@
 // player per client, the fixed frame, and what each client sees.
 package guide
 
-import (
-	"github.com/snapwire/snapwire/bitmsg"
-	"github.com/snapwire/snapwire/game"
-)
+import "github.com/snapwire/snapwire/game"
 
 // Dot is a player's entity: a position on a line, moved by its commands.
-type Dot struct{ X int32 }
+// Its fields cross the network as declared (X in 20 bits); go generate
+// writes WriteSnapshot and ReadSnapshot into snap_gen.go, the same order on
+// both ends (DOOM III §5).
+//
+//snap:entity
+type Dot struct {
+	X int32 `snap:"bits=20"`
+}
 
-// WriteSnapshot and ReadSnapshot list the fields that cross the network,
-// in the same order on both ends (DOOM III §5).
-func (d *Dot) WriteSnapshot(w *bitmsg.DeltaWriter) { w.WriteInt(d.X, 20) }
-func (d *Dot) ReadSnapshot(r *bitmsg.DeltaReader)  { d.X = r.ReadInt(20) }
+//go:generate go run github.com/snapwire/snapwire/snapgen
 
 // Game is the whole game: the entity table and the registry.
 type Game struct {

@@ -323,8 +323,8 @@ func TestRocket(t *testing.T) {
 			died = f
 		}
 	}
-	if died == 0 || w.Score.Frags[0] != 1 || w.Score.Deaths[1] != 1 || w.Players[1].Respawn != died+RespawnDelay {
-		t.Fatalf("died %d frags %d deaths %d respawn %d", died, w.Score.Frags[0], w.Score.Deaths[1], w.Players[1].Respawn)
+	if died == 0 || w.Score.Slots[0].Frags != 1 || w.Score.Slots[1].Deaths != 1 || w.Players[1].Respawn != died+RespawnDelay {
+		t.Fatalf("died %d frags %d deaths %d respawn %d", died, w.Score.Slots[0].Frags, w.Score.Slots[1].Deaths, w.Players[1].Respawn)
 	}
 	for f = died + 1; f < died+RespawnDelay; f++ {
 		m.run(f, nil)
@@ -369,7 +369,7 @@ func TestSplash(t *testing.T) {
 	if w.Players[0].VX != -37*Knockback || w.Players[0].VY != 0 || w.Players[1].VY != 50*Knockback || w.Players[2].VX != 0 {
 		t.Fatalf("knockback %v %v %v", w.Players[0].VX, w.Players[1].VY, w.Players[2].VX)
 	}
-	if w.Score.Frags[0] != 0 || k.Exploded != 5 {
+	if w.Score.Slots[0].Frags != 0 || k.Exploded != 5 {
 		t.Fatal("splash bookkeeping")
 	}
 	// An own kill costs a frag.
@@ -377,8 +377,8 @@ func TestSplash(t *testing.T) {
 	place(w, 1, cx+300, cy)
 	*k = Rocket{X: cx, Y: cy, VX: RocketSpeed}
 	w.explode(game.EntityNum(w.Map.FirstRocket+1), k, at, -1, 6, &m.ev)
-	if w.Players[0].Alive() || w.Score.Frags[0] != -1 || w.Score.Deaths[0] != 1 {
-		t.Fatalf("suicide: %+v frags %d", w.Players[0], w.Score.Frags[0])
+	if w.Players[0].Alive() || w.Score.Slots[0].Frags != -1 || w.Score.Slots[0].Deaths != 1 {
+		t.Fatalf("suicide: %+v frags %d", w.Players[0], w.Score.Slots[0].Frags)
 	}
 }
 

@@ -37,7 +37,11 @@ func Example() {
 	}
 	a, pvs := play()
 	b, _ := play()
-	fmt.Println("frags", a.Score.Frags[:4], "deaths", a.Score.Deaths[:4])
+	var frags, deaths []int32
+	for _, slot := range a.Score.Slots[:4] {
+		frags, deaths = append(frags, slot.Frags), append(deaths, slot.Deaths)
+	}
+	fmt.Println("frags", frags, "deaths", deaths)
 	fmt.Println("entities in each PVS", pvs, "of", a.Map.NumEntities)
 	fmt.Println("same end both times:", a.Score == b.Score && fmt.Sprint(a.Players) == fmt.Sprint(b.Players))
 	// Output:

@@ -202,7 +202,7 @@ func TestStateRoundTrip(t *testing.T) {
 		&PlayerStats{DamageGiven: 65535, DamageTaken: 3, Kills: 999, LastAttacker: 63},
 	}
 	sb := &Scoreboard{Players: 3, FragLimit: 20, Winner: 2, EndFrame: 5000}
-	sb.Frags[0], sb.Frags[1], sb.Frags[2], sb.Deaths[2] = -999, 999, 5, 999
+	sb.Slots[0].Frags, sb.Slots[1].Frags, sb.Slots[2].Frags, sb.Slots[2].Deaths = -999, 999, 5, 999
 	cases = append(cases, sb)
 	for _, c := range cases {
 		var dst game.Snapshotter

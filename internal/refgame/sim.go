@@ -396,11 +396,11 @@ func (w *World) damage(victim game.EntityNum, o *Player, attacker game.EntityNum
 	o.Health, o.VX, o.VY, o.Cooldown = 0, 0, 0, 0
 	o.Respawn = f + RespawnDelay
 	sc := &w.Score
-	sc.Deaths[victim] = min(sc.Deaths[victim]+1, maxFrags)
+	sc.Slots[victim].Deaths = min(sc.Slots[victim].Deaths+1, maxFrags)
 	if victim == attacker {
-		sc.Frags[attacker] = max(sc.Frags[attacker]-1, -maxFrags)
+		sc.Slots[attacker].Frags = max(sc.Slots[attacker].Frags-1, -maxFrags)
 	} else {
-		sc.Frags[attacker] = min(sc.Frags[attacker]+1, maxFrags)
+		sc.Slots[attacker].Frags = min(sc.Slots[attacker].Frags+1, maxFrags)
 		w.Stats[attacker].Kills = min(w.Stats[attacker].Kills+1, maxFrags)
 	}
 }
@@ -520,9 +520,7 @@ func (w *World) matchFrame(f game.Frame) {
 	sc := &w.Score
 	if sc.Winner >= 0 {
 		if f >= sc.EndFrame+IntermissionFrames {
-			for i := range sc.Frags {
-				sc.Frags[i], sc.Deaths[i] = 0, 0
-			}
+			clear(sc.Slots[:])
 			sc.Winner, sc.EndFrame = -1, 0
 		}
 		return
@@ -530,8 +528,8 @@ func (w *World) matchFrame(f game.Frame) {
 	if sc.FragLimit <= 0 {
 		return
 	}
-	for i, fr := range sc.Frags[:len(w.Players)] {
-		if fr >= sc.FragLimit && w.isPresent(game.EntityNum(i)) {
+	for i, slot := range sc.Slots[:len(w.Players)] {
+		if slot.Frags >= sc.FragLimit && w.isPresent(game.EntityNum(i)) {
 			sc.Winner, sc.EndFrame = int32(i), f
 			return
 		}

@@ -353,7 +353,7 @@ func (w *World) ClientConnected(c game.ClientNum) error {
 	w.Players[c] = Player{}
 	w.setPresent(n, true)
 	w.respawn(n, w.frame)
-	w.Score.Frags[c], w.Score.Deaths[c] = 0, 0
+	w.Score.Slots[c] = ScoreSlot{}
 	w.Stats[c] = PlayerStats{LastAttacker: -1}
 	return nil
 }
@@ -367,7 +367,7 @@ func (w *World) ClientDisconnected(c game.ClientNum) {
 	for s := 0; s < RocketSlots; s++ {
 		w.setPresent(game.EntityNum(w.Map.FirstRocket+int(c)*RocketSlots+s), false)
 	}
-	w.Score.Frags[c], w.Score.Deaths[c] = 0, 0
+	w.Score.Slots[c] = ScoreSlot{}
 }
 
 // PlayerEntity implements game.Game: client c controls entity c.

@@ -164,8 +164,8 @@ func (s *Session) SetLink(cfg netsim.LinkConfig) error {
 
 // Frags is the player's frag count (0 before it connected).
 func (s *Session) Frags() int32 {
-	if me := int(s.cl.ClientNum()); s.cl.State() == client.Connected && me < len(s.w.Score.Frags) {
-		return s.w.Score.Frags[me]
+	if me := int(s.cl.ClientNum()); s.cl.State() == client.Connected && me < len(s.w.Score.Slots) {
+		return s.w.Score.Slots[me].Frags
 	}
 	return 0
 }
