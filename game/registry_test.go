@@ -112,7 +112,4 @@ func TestEntityTable(t *testing.T) {
 	if e, typ := tab.Entity(9); e != nil || typ != NoType || tab.Len() != 2 {
 		t.Fatal("Remove")
 	}
-	if n, ok := tab.FreeNum(2); !ok || n != 3 {
-		t.Fatalf("FreeNum = %d", n)
-	}
 }

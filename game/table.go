@@ -82,13 +82,3 @@ func (t *EntityTable) Remove(n EntityNum) {
 
 // Len returns the number of live entities.
 func (t *EntityTable) Len() int { return t.count }
-
-// FreeNum returns the lowest free entity number at or above from.
-func (t *EntityTable) FreeNum(from EntityNum) (EntityNum, bool) {
-	for i := int(from); i < MaxEntities; i++ {
-		if t.ents[i] == nil {
-			return EntityNum(i), true
-		}
-	}
-	return 0, false
-}
