@@ -29,7 +29,7 @@ const (
 	MaxPlayers   = 16
 	MaxHP        = 3
 	ReloadFrames = 30
-	ShellFrames  = 90 // a shell flies this many frames
+	ShellFrames  = 90  // a shell flies this many frames
 	ShellSpeed   = 128 // sixteenths of a unit per frame (8 units)
 	RespawnDelay = 120
 	CrateRespawn = 300
