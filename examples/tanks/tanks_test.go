@@ -45,7 +45,14 @@ func TestTanksMatch(t *testing.T) {
 	for i := range 3 {
 		ep, _ := net.Listen(netip.MustParseAddrPort(fmt.Sprintf("10.0.0.%d:50000", i+2)))
 		g := tanks.New()
-		cli, err := client.New(client.Config{}, g, driver(i), client.SendFunc(func(to netip.AddrPort, p []byte) { ep.WriteTo(p, to) }))
+		var cli *client.Client
+		input := client.InputFunc(func(f game.Frame) game.UserCmd {
+			if i == 0 {
+				return driver(i)(f)
+			}
+			return g.BotCommand(cli.ClientNum(), f)
+		})
+		cli, err = client.New(client.Config{}, g, input, client.SendFunc(func(to netip.AddrPort, p []byte) { ep.WriteTo(p, to) }))
 		if err != nil {
 			t.Fatal(err)
 		}
