@@ -3,17 +3,18 @@ package tanks
 import (
 	"math"
 
+	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
 )
 
-// BotCommand is a simple opponent's input for client c at frame f, read
-// from the game as the client sees it: turn towards the nearest other tank
-// in play, close in to 200 units, and fire when facing it. Without a target
-// it circles. It runs on the client's goroutine, from its input callback.
-func (g *Game) BotCommand(c game.ClientNum, f game.Frame) game.UserCmd {
-	n, ok := g.PlayerEntity(c)
+// BotCommand is a simple opponent's input (a client.InputFunc), read from
+// the game as the client sees it: turn towards the nearest other tank in
+// play, close in to 200 units, and fire when facing it. Without a target
+// it circles. It runs on the client's goroutine, as its input callback.
+func (g *Game) BotCommand(in client.Input) game.UserCmd {
+	n := in.Player
 	me := g.tankAt(n)
-	if !ok || me == nil || !me.Alive() {
+	if !in.HasPlayer || me == nil || !me.Alive() {
 		return game.UserCmd{}
 	}
 	var target *Tank

@@ -15,7 +15,7 @@ func (t *Tank) WriteSnapshot(w *bitmsg.DeltaWriter) {
 	w.WriteRangedInt(t.HP, 0, MaxHP)
 	w.WriteRangedInt(t.Score, 0, 999)
 	w.WriteUint32(uint32(t.Respawn))
-	w.WriteBits(uint32(t.Owner), 4)
+	w.WriteBits(uint32(t.Driver), 4)
 }
 func (t *Tank) ReadSnapshot(r *bitmsg.DeltaReader) {
 	t.X = float32(r.ReadRangedInt(0, FieldSize*16)) / 16
@@ -25,7 +25,7 @@ func (t *Tank) ReadSnapshot(r *bitmsg.DeltaReader) {
 	t.HP = r.ReadRangedInt(0, MaxHP)
 	t.Score = r.ReadRangedInt(0, 999)
 	t.Respawn = game.Frame(r.ReadUint32())
-	t.Owner = game.ClientNum(r.ReadBits(4))
+	t.Driver = game.ClientNum(r.ReadBits(4))
 }
 func (s *Shell) WriteSnapshot(w *bitmsg.DeltaWriter) {
 	w.WriteRangedInt(int32(s.X*16), 0, FieldSize*16)
@@ -33,7 +33,7 @@ func (s *Shell) WriteSnapshot(w *bitmsg.DeltaWriter) {
 	w.WriteRangedInt(s.VX, -ShellSpeed, ShellSpeed)
 	w.WriteRangedInt(s.VY, -ShellSpeed, ShellSpeed)
 	w.WriteUint32(uint32(s.Expire))
-	w.WriteBits(uint32(s.Owner), 12)
+	w.WriteBits(uint32(s.FiredBy), 12)
 }
 func (s *Shell) ReadSnapshot(r *bitmsg.DeltaReader) {
 	s.X = float32(r.ReadRangedInt(0, FieldSize*16)) / 16
@@ -41,7 +41,7 @@ func (s *Shell) ReadSnapshot(r *bitmsg.DeltaReader) {
 	s.VX = r.ReadRangedInt(-ShellSpeed, ShellSpeed)
 	s.VY = r.ReadRangedInt(-ShellSpeed, ShellSpeed)
 	s.Expire = game.Frame(r.ReadUint32())
-	s.Owner = game.EntityNum(r.ReadBits(12))
+	s.FiredBy = game.EntityNum(r.ReadBits(12))
 }
 func (c *Crate) WriteSnapshot(w *bitmsg.DeltaWriter) {
 	w.WriteRangedInt(c.HP, 0, MaxHP)
@@ -62,4 +62,15 @@ func (m *KillFeed) WriteMessage(w *bitmsg.Writer) {
 }
 func (m *KillFeed) ReadMessage(r *bitmsg.Reader) {
 	m.Killer, m.Victim = game.ClientNum(r.ReadBits(4)), game.ClientNum(r.ReadBits(4))
+}
+
+func (m *Chat) WriteMessage(w *bitmsg.Writer) { w.WriteString(m.Text, 60) }
+func (m *Chat) ReadMessage(r *bitmsg.Reader)  { m.Text = r.ReadString(60) }
+func (m *ChatLine) WriteMessage(w *bitmsg.Writer) {
+	w.WriteBits(uint32(m.From), 4)
+	w.WriteString(m.Text, 60)
+}
+func (m *ChatLine) ReadMessage(r *bitmsg.Reader) {
+	m.From = game.ClientNum(r.ReadBits(4))
+	m.Text = r.ReadString(60)
 }

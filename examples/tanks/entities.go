@@ -24,8 +24,11 @@ type Tank struct {
 	HP      int32          `snap:"min=0,max=MaxHP"`
 	Score   int32          `snap:"min=0,max=999"`
 	Respawn game.Frame     // while destroyed: the frame it comes back
-	Owner   game.ClientNum `snap:"bits=4"`
+	Driver  game.ClientNum `snap:"bits=4"` // the client that owns the tank
 }
+
+// Owner implements game.Owned: the tank's driver predicts it.
+func (t *Tank) Owner() (game.ClientNum, bool) { return t.Driver, true }
 
 // Alive reports whether the tank is in play.
 func (t *Tank) Alive() bool { return t.HP > 0 }
@@ -54,12 +57,12 @@ func (t *Tank) Interpolate(from, to game.Entity, frac float32) {
 //
 //snap:entity
 type Shell struct {
-	X      float32        `snap:"min=0,max=FieldSize,step=Sixteenth"`
-	Y      float32        `snap:"min=0,max=FieldSize,step=Sixteenth"`
-	VX     int32          `snap:"min=-ShellSpeed,max=ShellSpeed"` // sixteenths per frame
-	VY     int32          `snap:"min=-ShellSpeed,max=ShellSpeed"`
-	Expire game.Frame     // the frame it is spent; a spent shell is inert until the server removes it
-	Owner  game.EntityNum `snap:"bits=12"` // the tank that fired it, which it does not hit
+	X       float32        `snap:"min=0,max=FieldSize,step=Sixteenth"`
+	Y       float32        `snap:"min=0,max=FieldSize,step=Sixteenth"`
+	VX      int32          `snap:"min=-ShellSpeed,max=ShellSpeed"` // sixteenths per frame
+	VY      int32          `snap:"min=-ShellSpeed,max=ShellSpeed"`
+	Expire  game.Frame     // the frame it is spent; a spent shell is inert until the server removes it
+	FiredBy game.EntityNum `snap:"bits=12"` // the tank that fired it, which it does not hit
 }
 
 // Position implements client.Positioner.

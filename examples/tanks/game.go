@@ -1,6 +1,8 @@
 package tanks
 
 import (
+	"fmt"
+
 	"github.com/snapwire/snapwire/game"
 )
 
@@ -20,18 +22,38 @@ type Game struct {
 	// ran, so every entity runs on the state the frame began with.
 	fired   []game.EntityNum
 	spent   []game.EntityNum
-	outbox  []game.Message
 	frame   game.Frame
 	sink    game.EventSink
 	predict bool
+
+	// Announce, on the server, sends a message to every client (the server
+	// program sets it to server.Server.BroadcastMessage); nil on clients.
+	Announce func(m game.Message) error
+	// Feed holds, on a client, the last FeedLines kill-feed and chat lines
+	// the server sent (ClientMessage), oldest first, for the HUD.
+	Feed     []string
+	killFeed KillFeed // scratch of hitTank
+	chatLine ChatLine // scratch of ServerMessage
 }
 
 // New returns the game with its registry.
 func New() *Game {
 	g := &Game{reg: game.NewRegistry(), fired: make([]game.EntityNum, 0, MaxPlayers), spent: make([]game.EntityNum, 0, 64)}
-	g.tank = g.reg.MustRegister(game.EntityType{Name: "tanks.Tank", New: func() game.Entity { return &Tank{} }, Mode: game.Predict})
+	g.tank = g.reg.MustRegister(game.EntityType{Name: "tanks.Tank", New: func() game.Entity { return &Tank{} }, Mode: game.PredictOwner})
 	g.shell = g.reg.MustRegister(game.EntityType{Name: "tanks.Shell", New: func() game.Entity { return &Shell{} }, Mode: game.Predict})
 	g.crate = g.reg.MustRegister(game.EntityType{Name: "tanks.Crate", New: func() game.Entity { return &Crate{} }, Mode: game.Predict})
+	for _, m := range []struct {
+		name string
+		new  func() game.Message
+	}{
+		{"tanks.Chat", func() game.Message { return &Chat{} }},
+		{"tanks.ChatLine", func() game.Message { return &ChatLine{} }},
+		{"tanks.KillFeed", func() game.Message { return &KillFeed{} }},
+	} {
+		if err := g.reg.RegisterMessage(m.name, m.new); err != nil {
+			panic(err)
+		}
+	}
 	return g
 }
 
@@ -44,11 +66,7 @@ func (g *Game) Load(settings string) error {
 	g.EntityTable = game.NewEntityTable(g.reg)
 	g.tanks = [MaxPlayers]game.EntityNum{}
 	for _, at := range crateSpots {
-		n, ok := g.FreeNum(0)
-		if !ok {
-			return game.ErrRange
-		}
-		e, err := g.Spawn(n, g.crate)
+		_, e, err := g.Add(g.crate)
 		if err != nil {
 			return err
 		}
@@ -63,17 +81,13 @@ func (g *Game) ClientConnected(c game.ClientNum) error {
 	if int(c) >= MaxPlayers {
 		return game.ErrRange
 	}
-	n, ok := g.FreeNum(0)
-	if !ok {
-		return game.ErrRange
-	}
-	e, err := g.Spawn(n, g.tank)
+	n, e, err := g.Add(g.tank)
 	if err != nil {
 		return err
 	}
 	t := e.(*Tank)
 	t.X, t.Y, t.Heading = spawnPoint(c)
-	t.HP, t.Owner = MaxHP, c
+	t.HP, t.Driver = MaxHP, c
 	g.tanks[c] = n + 1
 	return nil
 }
@@ -89,18 +103,18 @@ func (g *Game) ClientDisconnected(c game.ClientNum) {
 }
 
 // PlayerEntity returns client c's tank. On a client, which never ran
-// ClientConnected, it is the tank whose Owner is c.
+// ClientConnected, it is the tank whose Driver is c.
 func (g *Game) PlayerEntity(c game.ClientNum) (game.EntityNum, bool) {
 	if int(c) >= MaxPlayers || g.EntityTable == nil {
 		return 0, false
 	}
 	if n := g.tanks[c]; n != 0 {
-		if e, typ := g.Entity(n - 1); typ == g.tank && e.(*Tank).Owner == c {
+		if e, typ := g.Entity(n - 1); typ == g.tank && e.(*Tank).Driver == c {
 			return n - 1, true
 		}
 	}
 	for n, e := range g.Entities() {
-		if t, ok := e.(*Tank); ok && t.Owner == c {
+		if t, ok := e.(*Tank); ok && t.Driver == c {
 			g.tanks[c] = n + 1
 			return n, true
 		}
@@ -123,6 +137,38 @@ func (g *Game) Visible(c game.ClientNum, set game.EntitySet) {
 			set.Add(m)
 		}
 	}
+}
+
+// ServerMessage handles a client's message on the server (the server
+// program passes it as server.Config.OnMessage): a chat line is relayed to
+// everyone with its sender.
+func (g *Game) ServerMessage(from game.ClientNum, m game.Message) {
+	if chat, ok := m.(*Chat); ok && g.Announce != nil {
+		g.chatLine = ChatLine{From: from, Text: chat.Text}
+		g.Announce(&g.chatLine) // a full queue skips a slow client's line
+	}
+}
+
+// FeedLines is how many lines Game.Feed keeps.
+const FeedLines = 6
+
+// ClientMessage handles a server's message on a client (the client program
+// passes it as client.Config.OnMessage): kill-feed and chat lines go to
+// Feed.
+func (g *Game) ClientMessage(m game.Message) {
+	var line string
+	switch m := m.(type) {
+	case *KillFeed:
+		line = fmt.Sprintf("player %d destroyed player %d", m.Killer, m.Victim)
+	case *ChatLine:
+		line = fmt.Sprintf("player %d: %s", m.From, m.Text)
+	default:
+		return
+	}
+	if len(g.Feed) == FeedLines {
+		g.Feed = append(g.Feed[:0], g.Feed[1:]...)
+	}
+	g.Feed = append(g.Feed, line)
 }
 
 // State implements game.Game: the tanks have no state outside entities.

@@ -53,7 +53,7 @@ func (g *Game) RunFrame(t *game.Tick) {
 func (g *Game) tankFrame(n game.EntityNum, t *Tank, cmd *game.UserCmd) {
 	if !t.Alive() {
 		if t.Respawn != 0 && g.frame >= t.Respawn {
-			t.X, t.Y, t.Heading = spawnPoint(t.Owner)
+			t.X, t.Y, t.Heading = spawnPoint(t.Driver)
 			t.HP, t.Respawn, t.Reload = MaxHP, 0, 0
 		}
 		return
@@ -103,20 +103,16 @@ func (g *Game) fire(n game.EntityNum) {
 	if t == nil {
 		return
 	}
-	m, ok := g.FreeNum(0)
-	if !ok {
-		return // the field is full of shells: this one misfires
-	}
-	e, err := g.Spawn(m, g.shell)
+	_, e, err := g.Add(g.shell)
 	if err != nil {
-		return
+		return // every number is taken: this shell misfires
 	}
 	s := e.(*Shell)
 	d := dirs[t.Heading]
 	s.VX, s.VY = d[0]*ShellSpeed/256, d[1]*ShellSpeed/256
 	s.X = units(sixteenths(t.X) + d[0]*(TankRadius+4)*16/256)
 	s.Y = units(sixteenths(t.Y) + d[1]*(TankRadius+4)*16/256)
-	s.Expire, s.Owner = g.frame+ShellFrames, n
+	s.Expire, s.FiredBy = g.frame+ShellFrames, n
 }
 
 func (g *Game) shellFrame(n game.EntityNum, s *Shell) {
@@ -141,10 +137,10 @@ func (g *Game) shellFrame(n game.EntityNum, s *Shell) {
 				return
 			}
 		case *Tank:
-			if m != s.Owner && e.Alive() && abs(s.X-e.X) < TankRadius && abs(s.Y-e.Y) < TankRadius {
+			if m != s.FiredBy && e.Alive() && abs(s.X-e.X) < TankRadius && abs(s.Y-e.Y) < TankRadius {
 				s.Expire = g.frame
 				g.spend(n)
-				g.hitTank(s.Owner, e)
+				g.hitTank(s.FiredBy, e)
 				return
 			}
 		}
@@ -176,7 +172,10 @@ func (g *Game) hitTank(by game.EntityNum, t *Tank) {
 		return
 	}
 	killer.Score = min(killer.Score+1, 999)
-	g.outbox = append(g.outbox, &KillFeed{Killer: killer.Owner, Victim: t.Owner})
+	if g.Announce != nil {
+		g.killFeed = KillFeed{Killer: killer.Driver, Victim: t.Driver}
+		g.Announce(&g.killFeed)
+	}
 }
 
 func abs(v float32) float32 {

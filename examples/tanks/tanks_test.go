@@ -16,9 +16,9 @@ import (
 // driver is a bot's input: full ahead, turning one way then the other,
 // firing whenever it can.
 func driver(seed int) client.InputFunc {
-	return func(f game.Frame) game.UserCmd {
+	return func(in client.Input) game.UserCmd {
 		right := int8(60)
-		if (int(f)/120+seed)%2 == 0 {
+		if (int(in.Frame)/120+seed)%2 == 0 {
 			right = -60
 		}
 		return game.UserCmd{Forward: 127, Right: right, Buttons: tanks.ButtonFire}
@@ -32,27 +32,39 @@ func TestTanksMatch(t *testing.T) {
 	net.SetDefault(netsim.LinkConfig{Latency: 60 * time.Millisecond, Loss: 0.05})
 	srvEP, _ := net.Listen(netip.MustParseAddrPort("10.0.0.1:27960"))
 	srvGame := tanks.New()
-	srv, err := server.New(server.Config{}, srvGame, "", server.SendFunc(func(to netip.AddrPort, p []byte) { srvEP.WriteTo(p, to) }))
+	srv, err := server.New(server.Config{OnMessage: srvGame.ServerMessage}, srvGame, "", server.SendFunc(func(to netip.AddrPort, p []byte) { srvEP.WriteTo(p, to) }))
 	if err != nil {
 		t.Fatal(err)
 	}
+	srvGame.Announce = srv.BroadcastMessage
 	type bot struct {
 		ep  *netsim.Endpoint
 		cli *client.Client
 		g   *tanks.Game
 	}
 	var bots []bot
+	var heard [3]struct {
+		chat  []string
+		kills int
+	}
 	for i := range 3 {
 		ep, _ := net.Listen(netip.MustParseAddrPort(fmt.Sprintf("10.0.0.%d:50000", i+2)))
 		g := tanks.New()
-		var cli *client.Client
-		input := client.InputFunc(func(f game.Frame) game.UserCmd {
-			if i == 0 {
-				return driver(i)(f)
+		input := client.InputFunc(g.BotCommand)
+		if i == 0 {
+			input = driver(i)
+		}
+		heard := &heard[i]
+		onMessage := func(m game.Message) {
+			switch m := m.(type) {
+			case *tanks.ChatLine:
+				heard.chat = append(heard.chat, fmt.Sprintf("%d: %s", m.From, m.Text))
+			case *tanks.KillFeed:
+				heard.kills++
 			}
-			return g.BotCommand(cli.ClientNum(), f)
-		})
-		cli, err = client.New(client.Config{}, g, input, client.SendFunc(func(to netip.AddrPort, p []byte) { ep.WriteTo(p, to) }))
+			g.ClientMessage(m)
+		}
+		cli, err := client.New(client.Config{OnMessage: onMessage}, g, input, client.SendFunc(func(to netip.AddrPort, p []byte) { ep.WriteTo(p, to) }))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,6 +86,11 @@ func TestTanksMatch(t *testing.T) {
 		for _, b := range bots {
 			b.cli.Advance(now)
 		}
+		if now == 10*time.Second {
+			if err := bots[1].cli.SendMessage(&tanks.Chat{Text: "good game"}); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	shells, score := 0, int32(0)
 	for _, e := range srvGame.Entities() {
@@ -89,7 +106,20 @@ func TestTanksMatch(t *testing.T) {
 		if st.State != client.Connected {
 			t.Fatalf("bot %d: %v: %v", i, st.State, b.cli.Err())
 		}
-		t.Logf("bot %d: %d snapshots, self error %+v", i, st.SnapshotsReceived, st.Self)
+		t.Logf("bot %d: %d snapshots, self error %+v, feed %q", i, st.SnapshotsReceived, st.Self, b.g.Feed)
 	}
 	t.Logf("server: %d shells in flight, %d kills", shells, score)
+	if score == 0 {
+		t.Error("no tank was destroyed: the bots should hunt each other")
+	}
+	// Every client heard the chat line once, and every kill (messages are
+	// reliable and in order, over the 5% loss).
+	for i, h := range heard {
+		if len(h.chat) != 1 || h.chat[0] != "1: good game" {
+			t.Errorf("bot %d heard chat %q, want [\"1: good game\"]", i, h.chat)
+		}
+		if h.kills != int(score) {
+			t.Errorf("bot %d heard %d kills, the server counted %d", i, h.kills, score)
+		}
+	}
 }
