@@ -114,9 +114,10 @@ func TestTanksMatch(t *testing.T) {
 	}
 	// Every client heard the chat line once, and every kill (messages are
 	// reliable and in order, over the 5% loss).
+	want := fmt.Sprintf("%d: good game", bots[1].cli.ClientNum())
 	for i, h := range heard {
-		if len(h.chat) != 1 || h.chat[0] != "1: good game" {
-			t.Errorf("bot %d heard chat %q, want [\"1: good game\"]", i, h.chat)
+		if len(h.chat) != 1 || h.chat[0] != want {
+			t.Errorf("bot %d heard chat %q, want [%q]", i, h.chat, want)
 		}
 		if h.kills != int(score) {
 			t.Errorf("bot %d heard %d kills, the server counted %d", i, h.kills, score)
