@@ -1,5 +1,5 @@
-// Package tanks is the second example game built on snapwire's public
-// packages alone: top-down tanks on a field of crates. It shows what a
+// Package tanks is the second example game, built on snapwire's public
+// API only: top-down tanks on a field of crates. It shows what a
 // game beyond the guide's single dot needs: three entity types (tanks,
 // shells, crates) with fields declared once as tagged struct fields, a
 // quantised float (positions in sixteenths of a unit), a tank owned by its
