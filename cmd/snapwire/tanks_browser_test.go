@@ -283,4 +283,3 @@ func drewTanks(t *testing.T, b []byte) bool {
 		count[tanksField], count[tanksCrate], count[tanksSelf], count[tanksOther])
 	return count[tanksField] >= 1000 && count[tanksCrate] >= 4*100 && count[tanksSelf] >= 10 && len(count) >= 8
 }
-
