@@ -6,10 +6,14 @@
 // -connect HOST:PORT it joins a tanks server over UDP, and built for
 // js/wasm it is a browser page's program that joins the server that
 // served the page over a WebRTC data channel (its options then come from
-// the page's query string: autoplay=1, duration=SECONDS, bots is unused).
+// the page's query string: autoplay=1, duration=SECONDS). With -serve
+// ADDR it runs the tanks server on a UDP socket instead (insecure: no
+// connect tokens), its bots and the player joining it over UDP, and other
+// players join with -connect.
 //
 //	go run ./play/internal/tanks              # arrows drive, space fires, C chats
 //	go run ./play/internal/tanks -autoplay -duration 15s -screenshot tanks.png -json
+//	go run ./play/internal/tanks -serve :27960     # and elsewhere: -connect HOST:27960
 //
 // -json prints a summary: the client's figures and invariant counters
 // (common-base and entity-state mismatches, decode errors; the state
@@ -22,6 +26,8 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
@@ -40,11 +46,12 @@ import (
 // query).
 type options struct {
 	connect    string        // a server: HOST:PORT (UDP), or a signalling URL (browser); "": in process
+	serve      string        // a UDP address to serve the match on, the bots and the player joining it over UDP
 	duration   time.Duration // 0: until the window closes
 	screenshot string
 	autoplay   bool // the player's tank is driven by tanks.Game.BotCommand
 	ghost      bool
-	bots       int // in process
+	bots       int // in process or served
 }
 
 // maxSamples bounds the snapshots a remote session keeps for the server's
@@ -119,12 +126,22 @@ func run(opt options) (summary, error) {
 	clienthook.Set(&cfg, clienthook.Hooks{OnSnapshot: func(s *snapshot.Snapshot) { check.snapshot(g, s) }})
 	var (
 		s    play.Session
+		sv   *served
 		err  error
 		mode = "in-process"
 	)
-	if opt.connect == "" {
+	switch {
+	case opt.serve != "":
+		mode = "udp"
+		if sv, err = serve(opt.serve, opt.bots); err == nil {
+			fmt.Fprintf(os.Stderr, "tanks: serving on %v (join with -connect)\n", sv.r.Addr())
+			if s, err = play.Dial(sv.r.Addr().String(), cfg, g, input); err != nil {
+				sv.close()
+			}
+		}
+	case opt.connect == "":
 		s, err = newLocal(cfg, g, input, opt.bots, check)
-	} else {
+	default:
 		mode = "udp"
 		if isWebURL(opt.connect) {
 			mode = "webrtc"
@@ -143,20 +160,28 @@ func run(opt options) (summary, error) {
 	sum := summary{Mode: mode, State: st.State.String(), DurationS: time.Since(start).Seconds(), FramesDrawn: d.frames,
 		ClientNum: int(cl.ClientNum()), Snapshots: st.SnapshotsReceived, BaseChecks: ctr.BaseChecks,
 		BaseMismatches: ctr.BaseMismatches, DecodeErrors: ctr.DecodeErrors, ApplyErrors: ctr.ApplyErrors,
-		Counts: check.counts, Samples: check.samples, PingMS: float64(st.RTT) / float64(time.Millisecond),
+		PingMS:     float64(st.RTT) / float64(time.Millisecond),
 		OtherTanks: len(d.othersSeen), Shells: len(d.shellsSeen), Sparks: d.sparks, Score: d.score,
 		Feed: append([]string{}, g.Feed...)}
-	if check.first != nil {
-		sum.StateError = check.first.Error()
-	}
 	if err := cl.Err(); err != nil {
 		sum.Error = err.Error()
+	}
+	closeErr := s.Close()
+	if sv != nil { // the player's samples against the server's record, then the server goes
+		sv.check(check)
+		if err := sv.close(); err != nil && closeErr == nil {
+			closeErr = err
+		}
+	}
+	sum.Counts, sum.Samples = check.counts, check.samples
+	if check.first != nil {
+		sum.StateError = check.first.Error()
 	}
 	if runErr != nil {
 		sum.Error = runErr.Error()
 	}
-	if err := s.Close(); err != nil && sum.Error == "" {
-		sum.Error = err.Error()
+	if closeErr != nil && sum.Error == "" {
+		sum.Error = closeErr.Error()
 	}
 	return sum, runErr
 }
