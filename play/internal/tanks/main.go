@@ -20,7 +20,8 @@
 // check is internal/statecheck's, against the server's states of each
 // snapshot's frame). It is built on public packages (examples/tanks, game,
 // client, server, netsim, play) apart from those checks
-// (internal/clienthook, internal/serverhook, internal/statecheck).
+// (internal/clienthook, internal/serverhook, internal/snapshot,
+// internal/statecheck).
 // play/internal/windowtest runs it under Xvfb; cmd/snapwire's
 // TestTanksBrowser runs it in headless Chromium.
 package main
