@@ -12,7 +12,9 @@ import (
 
 // textEvery is how often, in built scenes, the overlay's text is
 // formatted again (formatting allocates: a few strings four times a
-// second at 60 frames a second).
+// second at 60 frames a second); a knob or the client's state changing
+// formats it at once (a browser drawing 2 frames a second would otherwise
+// show "challenging" for seconds after it connected).
 const textEvery = 15
 
 // Overlay is what a window adds to a game, without the window: the knobs,
@@ -36,6 +38,7 @@ type Overlay struct {
 	built     uint64
 	textAt    uint64
 	textKnobs Knobs
+	textState client.State
 	status    string
 	graphText []string
 }
@@ -73,8 +76,8 @@ func (o *Overlay) Do(a Action, cl *client.Client) error {
 func (o *Overlay) Scene(cl *client.Client, w, h int) *Scene {
 	sc := &o.sc
 	sc.Reset(w, h)
-	if o.textAt == 0 || o.built >= o.textAt+textEvery || o.Knobs != o.textKnobs {
-		o.textAt, o.textKnobs = max(o.built, 1), o.Knobs
+	if o.textAt == 0 || o.built >= o.textAt+textEvery || o.Knobs != o.textKnobs || cl.State() != o.textState {
+		o.textAt, o.textKnobs, o.textState = max(o.built, 1), o.Knobs, cl.State()
 		o.status = fmt.Sprintf("%s  client %d %s  |  %s", o.Title, cl.ClientNum(), cl.State(), LinkText(&o.Knobs, o.SetLink != nil))
 		o.graphText = GraphText(o.graphText, o.Graph.Figures(), clienthook.CountersOf(cl).BaseMismatches)
 	}
