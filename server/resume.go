@@ -11,6 +11,7 @@ package server
 import (
 	"crypto/hmac"
 	"log/slog"
+	"math"
 	"net/netip"
 	"time"
 
@@ -107,6 +108,7 @@ func (s *Server) reserveSlot(now time.Duration, c *client) {
 	c.reserve.reserved = true
 	c.reserve.until = now + s.reconnectGrace()
 	c.leaveGame()
+	c.evCursor = math.MaxUint64 // it holds no unreliable event back (events.go)
 	s.stats.Reservations++
 	s.stats.Reserved++
 }

@@ -706,7 +706,7 @@ func (s *Server) drop(c *client, why session.Reason, notify bool) {
 	if s.slots[c.num] != c {
 		return // already dropped (e.g. by a failed reliable queue in a loop)
 	}
-	if notify {
+	if notify && !c.reserve.reserved {
 		var b [2]byte
 		if c.ch.QueueReliable(session.Disconnect{Reason: why}.Append(b[:0])) == nil {
 			for range 3 {
