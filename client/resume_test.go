@@ -1,8 +1,11 @@
 package client_test
 
 import (
+	"bytes"
 	"errors"
+	"log/slog"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +19,7 @@ import (
 	"github.com/snapwire/snapwire/internal/testgame"
 	"github.com/snapwire/snapwire/internal/tokenwire"
 	"github.com/snapwire/snapwire/netsim"
+	"github.com/snapwire/snapwire/server"
 	"github.com/snapwire/snapwire/token"
 )
 
@@ -273,4 +277,83 @@ func TestResumeProcessRestart(t *testing.T) {
 		t.Errorf("slot %d at %v, want %v", num, cs.Addr, ep.Addr())
 	}
 	checkInvariants(t, s)
+}
+
+// A process restarted again and again with its token resumes each time,
+// logged, up to resumeNonces (4) resumes in two cookie lifetimes: the
+// nonces a valid cookie could still carry are all remembered, so the next
+// is refused as transient (too many attempts); a restart resumes again once
+// the oldest nonce's cookie has expired. Neither an insecure server nor one
+// with ReconnectGrace < 0 holds a slot: a silent client is dropped at its
+// timeout, as before.
+func TestResumeLimitsAndLogs(t *testing.T) {
+	var logs bytes.Buffer
+	var s *sim
+	cfg := secureConfig(&s)
+	cfg.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
+	s = newSim(t, 255, netsim.LinkConfig{Latency: 10 * time.Millisecond}, cfg)
+	tok := issueToken(t, token.Params{ClientID: 5, Lifetime: time.Hour}, wallStart)
+	s.addClient(0, botLane, client.Config{Token: tok})
+	s.run(time.Second)
+	for i := 1; i <= 5; i++ {
+		ep, err := s.net.Listen(netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 5, byte(i)}), 5000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := s.restartClient(0, ep, client.Config{Token: tok})
+		s.run(s.now + time.Second)
+		st := serverhook.ServerStats(s.srv)
+		switch {
+		case i <= 4 && (sc.c.State() != client.Connected || st.Resumes != uint64(i)):
+			t.Fatalf("restart %d: %v %v, %d resumes", i, sc.c.State(), sc.c.Err(), st.Resumes)
+		case i == 5 && (sc.c.State() == client.Connected || st.Throttled == 0):
+			t.Fatalf("restart 5 within two cookie lifetimes: %v, %d throttled", sc.c.State(), st.Throttled)
+		}
+	}
+	// Once the oldest resume's cookie has expired (server bucket 2: the
+	// four resumes were in bucket 0), a restart resumes again.
+	s.run(21 * time.Second)
+	ep, err := s.net.Listen(netip.MustParseAddrPort("10.0.5.6:5000"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := s.restartClient(0, ep, client.Config{Token: tok})
+	s.run(s.now + time.Second)
+	if sc.c.State() != client.Connected || sc.c.ClientNum() != 0 || serverhook.ServerStats(s.srv).Resumes != 5 {
+		t.Fatalf("restart after the cookies expired: %v %v, %d resumes", sc.c.State(), sc.c.Err(), serverhook.ServerStats(s.srv).Resumes)
+	}
+	if n := strings.Count(logs.String(), `"msg":"resume"`); n != 5 {
+		t.Errorf("%d resumes logged, want 5:\n%s", n, logs.String())
+	}
+	// A live session is replaced at once; only the fourth, whose process
+	// the refused fifth replaced, fell silent and was reserved.
+	if n := strings.Count(logs.String(), `"msg":"slot reserved"`); n != 1 {
+		t.Errorf("%d reservations logged, want 1", n)
+	}
+
+	for _, c := range []struct {
+		name string
+		cfg  func(**sim) server.Config
+		tok  *token.Token
+	}{
+		{"insecure", func(**sim) server.Config { return server.Config{Timeout: 2 * time.Second} }, nil},
+		{"grace off", func(s **sim) server.Config {
+			cfg := secureConfig(s)
+			cfg.ReconnectGrace = -1
+			return cfg
+		}, issueToken(t, token.Params{Timeout: 2 * time.Second}, wallStart)},
+	} {
+		var s *sim
+		s = newSim(t, 256, netsim.LinkConfig{Latency: 10 * time.Millisecond}, c.cfg(&s))
+		var cut bool
+		cutLink(s, clientAddr(0), &cut)
+		s.addClient(0, botLane, client.Config{Token: c.tok})
+		s.run(time.Second)
+		cut = true
+		s.run(3500 * time.Millisecond)
+		st := serverhook.ServerStats(s.srv)
+		if _, _, ok := playerAt(t, s, 0); ok || st.Reservations != 0 || st.Timeouts != 1 {
+			t.Errorf("%s: player present %v, %d reservations, %d timeouts", c.name, ok, st.Reservations, st.Timeouts)
+		}
+	}
 }
