@@ -160,6 +160,8 @@ func TestCollectorAgainstServerCounters(t *testing.T) {
 			"snapwire_packets_rejected_total malformed": st.BadPackets, "snapwire_packets_rejected_total unknown_connection": st.UnknownConn,
 			"snapwire_packets_rejected_total unauthenticated": st.AuthFailures, "snapwire_packets_rejected_total rate_limited": st.Throttled,
 			"snapwire_snapshot_build_duration_seconds": st.SnapshotBuildTime.Count,
+			"snapwire_slot_reservations_total": st.Reservations, "snapwire_resumes_total": st.Resumes,
+			"snapwire_clients reserved": uint64(st.Reserved),
 		}
 	}
 	var final map[string]float64
