@@ -357,3 +357,44 @@ func TestResumeLimitsAndLogs(t *testing.T) {
 		}
 	}
 }
+
+// A held slot goes through a map change (the game re-adds its player like
+// every other, and the resumed client loads the new map and plays on), and
+// a kick frees a held slot at once, the game told then.
+func TestReservedSlotMapChangeAndKick(t *testing.T) {
+	var s *sim
+	s = newSim(t, 257, netsim.LinkConfig{Latency: 20 * time.Millisecond, Loss: 0.05}, secureConfig(&s))
+	var cut bool
+	cutLink(s, clientAddr(0), &cut)
+	tok := issueToken(t, token.Params{Timeout: 2 * time.Second, Lifetime: time.Minute}, wallStart)
+	s.addClient(0, botLane, client.Config{Token: tok})
+	s.addClient(1, botLane, client.Config{Token: issueToken(t, token.Params{}, wallStart)})
+	s.run(2 * time.Second)
+	num := s.cls[0].c.ClientNum()
+	cut = true
+	s.run(5 * time.Second)
+	if err := s.srv.ChangeMap("map=two,movers=3,doors=2,drones=1,period=61"); err != nil {
+		t.Fatal(err)
+	}
+	s.run(6 * time.Second)
+	cut = false
+	sc := s.restartClient(0, s.cls[0].ep, client.Config{Token: tok})
+	s.run(14 * time.Second)
+	if sc.c.State() != client.Connected || sc.c.ClientNum() != num || sc.c.Settings() != s.srv.Settings() {
+		t.Fatalf("resumed after a map change: %v %v, client %d (was %d), settings %q", sc.c.State(), sc.c.Err(), sc.c.ClientNum(), num, sc.c.Settings())
+	}
+	checkInvariants(t, s)
+
+	cut = true
+	s.run(17 * time.Second)
+	if serverhook.ServerStats(s.srv).Reserved != 1 {
+		t.Fatal("not reserved")
+	}
+	if err := s.srv.Kick(s.now, num); err != nil {
+		t.Fatal(err)
+	}
+	st := serverhook.ServerStats(s.srv)
+	if _, _, ok := playerAt(t, s, num); ok || st.Reserved != 0 || st.Disconnects != 1 {
+		t.Errorf("kicked held slot: player present %v, %d reserved, %d disconnects", ok, st.Reserved, st.Disconnects)
+	}
+}
