@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"net"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -182,4 +187,97 @@ func TestResumeThroughProxy(t *testing.T) {
 	t.Logf("client %d entity %d frags %d; %d snapshots in the 3 s after the resume", again, entAfter, frags, snapshots)
 	cancel()
 	<-back.done
+}
+
+// Acceptance (issue 25): `snapwire bot --key-file` through the proxy, cut
+// off for 12 s (past its token's 10 s timeout), dials again with its token
+// and resumes with the same client number and frags; its summary counts the
+// resume and its last session's invariants.
+func TestBotResumesThroughProxy(t *testing.T) {
+	acceptance.Require(t, "reconnect-udp")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	key, err := token.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(keyFile, []byte(key.String()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The bot's token names the address it dials, the proxy's: the server
+	// lists it among its public addresses. A port free a moment ago.
+	free, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxyAddr := free.LocalAddr().(*net.UDPAddr).AddrPort()
+	free.Close()
+	world := refgame.NewGame() // read only in srv.Do, on the server's goroutine
+	srv, err := server.Listen("127.0.0.1:0", server.Config{TokenKey: &key, ProtocolID: arenaProtocolID,
+		PublicAddrs: []netip.AddrPort{proxyAddr}}, world, refgame.Config{}.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srvCtx, stopSrv := context.WithCancel(ctx)
+	srvDone := make(chan error, 1)
+	go func() { srvDone <- srv.Run(srvCtx) }()
+	defer func() { stopSrv(); <-srvDone }()
+	_, stopProxy := startProxy(t, proxyAddr, srv.Addr())
+
+	var out bytes.Buffer
+	botDone := make(chan error, 1)
+	go func() {
+		botDone <- playBot(ctx, botOptions{connect: proxyAddr.String(), keyFile: keyFile, name: "cut", seed: 1,
+			duration: 28 * time.Second, json: true}, &out)
+	}()
+	var num game.ClientNum
+	for connected := false; !connected; {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the bot did not connect")
+		case err := <-botDone:
+			t.Fatalf("the bot ended: %v\n%s", err, out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		srv.Do(ctx, func(_ time.Duration, s *server.Server) {
+			if cs := s.AppendClients(nil); len(cs) == 1 && cs[0].InGame {
+				num, connected = cs[0].Num, true
+				world.Score.Frags[num] = 7
+			}
+		})
+	}
+	time.Sleep(2 * time.Second)
+	stopProxy()
+	time.Sleep(12 * time.Second)
+	_, stopProxy = startProxy(t, proxyAddr, srv.Addr())
+	defer stopProxy()
+	// The frags as the bot resumes (a bot's clean leave at the end of its
+	// run zeroes them).
+	var (
+		frags int32
+		st    serverhook.Stats
+	)
+	for st.Resumes == 0 {
+		select {
+		case <-ctx.Done():
+			t.Fatal("no resume")
+		case err := <-botDone:
+			t.Fatalf("the bot ended before it resumed: %v\n%s", err, out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		srv.Do(ctx, func(_ time.Duration, s *server.Server) { frags, st = world.Score.Frags[num], serverhook.ServerStats(s) })
+	}
+	err = <-botDone
+	var sum botSummary
+	if jerr := json.Unmarshal(out.Bytes(), &sum); jerr != nil {
+		t.Fatalf("%v: %s", jerr, out.String())
+	}
+	if err != nil || sum.Resumes != 1 || sum.ClientNum != int(num) || sum.SnapshotsReceived < 100 {
+		t.Errorf("bot: %v; %d resumes, client %d (was %d), %d snapshots in its last session", err, sum.Resumes, sum.ClientNum, num, sum.SnapshotsReceived)
+	}
+	if frags != 7 || st.Resumes != 1 || st.Connects != 1 {
+		t.Errorf("server: frags %d (were 7), %d resumes, %d connects", frags, st.Resumes, st.Connects)
+	}
+	t.Logf("bot resumed as client %d: %d snapshots after the resume, frags %d", sum.ClientNum, sum.SnapshotsReceived, frags)
 }
