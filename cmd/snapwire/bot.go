@@ -233,10 +233,10 @@ func playBot(ctx context.Context, o botOptions, stdout io.Writer) error {
 		ctr    clienthook.Counters
 		num    game.ClientNum
 		others []int
-		runErr  error
-		ended   bool
-		resumes int
+		runErr error
+		ended  bool
 	)
+	resumes := 0 // sessions resumed with the token (bot_resume.go)
 	read := func(c *client.Client) {
 		st, ctr, num, others = c.Stats(), clienthook.CountersOf(c), c.ClientNum(), moved.list(others[:0])
 	}
