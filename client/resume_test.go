@@ -398,3 +398,45 @@ func TestReservedSlotMapChangeAndKick(t *testing.T) {
 		t.Errorf("kicked held slot: player present %v, %d reserved, %d disconnects", ok, st.Reserved, st.Disconnects)
 	}
 }
+
+// A held slot counts against its address's MaxClientsPerIP, but for the
+// resume that takes it: one host cannot hold more slots by letting its
+// sessions fall silent.
+func TestHeldSlotCountsPerIP(t *testing.T) {
+	var s *sim
+	cfg := secureConfig(&s)
+	cfg.MaxClientsPerIP = 1
+	s = newSim(t, 258, netsim.LinkConfig{Latency: 10 * time.Millisecond}, cfg)
+	var cut bool
+	cutLink(s, clientAddr(0), &cut)
+	tok := issueToken(t, token.Params{Timeout: 2 * time.Second, Lifetime: time.Minute}, wallStart)
+	s.addClient(0, botLane, client.Config{Token: tok})
+	s.run(time.Second)
+	cut = true
+	s.run(4 * time.Second)
+	if serverhook.ServerStats(s.srv).Reserved != 1 {
+		t.Fatal("not reserved")
+	}
+	// Another player from the same IP address (another port): refused
+	// while the slot is held (transient, so it retries).
+	ep, err := s.net.Listen(netip.AddrPortFrom(clientAddr(0).Addr(), 41000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := s.restartClient(1, ep, client.Config{Token: issueToken(t, token.Params{}, wallStart)})
+	s.run(6 * time.Second)
+	if other.c.State() == client.Connected || serverhook.ServerStats(s.srv).Throttled == 0 {
+		t.Fatalf("a second client from a held slot's address: %v, %d throttled", other.c.State(), serverhook.ServerStats(s.srv).Throttled)
+	}
+	other.c.Disconnect(s.now)
+	// The holder resumes from its address's other port.
+	ep2, err := s.net.Listen(netip.AddrPortFrom(clientAddr(0).Addr(), 42000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := s.restartClient(0, ep2, client.Config{Token: tok})
+	s.run(8 * time.Second)
+	if sc.c.State() != client.Connected || serverhook.ServerStats(s.srv).Resumes != 1 {
+		t.Fatalf("resume from the held slot's address: %v %v", sc.c.State(), sc.c.Err())
+	}
+}

@@ -220,7 +220,7 @@ func (s *Server) admissible(from netip.AddrPort, m session.Connect, bucket int64
 	// (serve --web-tokens) must not let one host take every slot.
 	n := 0
 	for _, c := range s.slots {
-		if c != nil && !c.reserve.reserved && c.addr.Addr() == from.Addr() {
+		if c != nil && !c.reserve.resuming && c.addr.Addr() == from.Addr() {
 			n++
 		}
 	}

@@ -30,6 +30,11 @@ type reservation struct {
 	mac      [16]byte
 	reserved bool
 	until    time.Duration
+	// resuming is set while a resume of this slot is checked: the slot
+	// does not count against the resuming address's MaxClientsPerIP (it
+	// is the one the resume takes), while every other held slot does, so
+	// one host cannot hold more slots by letting sessions fall silent.
+	resuming bool
 }
 
 // resumeNonces is how many resume nonces a token remembers (tokenUse):
@@ -166,7 +171,10 @@ func (s *Server) resume(now time.Duration, from netip.AddrPort, m session.Connec
 	if !old.reserve.reserved {
 		s.reserveSlot(now, old)
 	}
-	if !s.admissible(from, m, bucket, key) {
+	old.reserve.resuming = true
+	ok = s.admissible(from, m, bucket, key)
+	old.reserve.resuming = false
+	if !ok {
 		return true
 	}
 	e.resumed[free] = resumeNonce{nonce: m.Nonce, bucket: bucket, set: true}
