@@ -181,17 +181,21 @@ func TestGraceExpires(t *testing.T) {
 // not resume: a connect with the token but a proof made with another key,
 // and the owner's own first connect replayed from its address, are both
 // refused as a reused token; another player's token takes a slot of its
-// own. Then the owner resumes.
+// own. Then the owner resumes; its resume's connect, replayed once the
+// session has fallen silent again, is refused too.
 func TestResumeOtherCredentials(t *testing.T) {
 	var s *sim
 	s = newSim(t, 253, netsim.LinkConfig{Latency: 20 * time.Millisecond}, secureConfig(&s))
 	var cut bool
-	var firstConnect []byte
+	var firstConnect, lastConnect []byte
 	owner := clientAddr(0)
 	s.net.SetDropFilter(func(from, to netip.AddrPort, p []byte) bool {
-		if from == owner && firstConnect == nil && netchan.IsConnectionless(p) {
+		if from == owner && !cut && netchan.IsConnectionless(p) {
 			if k, _ := session.ConnectionlessKind(p[4:]); k == session.KindConnect {
-				firstConnect = append([]byte(nil), p...) // what an on-path observer sees
+				lastConnect = append([]byte(nil), p...) // what an on-path observer sees
+				if firstConnect == nil {
+					firstConnect = lastConnect
+				}
 			}
 		}
 		return cut && (from == owner || to == owner)
@@ -240,6 +244,24 @@ func TestResumeOtherCredentials(t *testing.T) {
 	}
 	if st := serverhook.ServerStats(s.srv); st.Resumes != 1 || st.Reserved != 0 {
 		t.Errorf("%d resumes, %d reserved", st.Resumes, st.Reserved)
+	}
+	// The resume's own connect, replayed from the owner's address after
+	// its session fell silent again (its cookie still valid): its nonce
+	// resumed once already.
+	if bytes.Equal(lastConnect, firstConnect) {
+		t.Fatal("the resume's connect was not seen")
+	}
+	cut = true
+	s.run(s.now + 3*time.Second)
+	refused = serverhook.ServerStats(s.srv).TokensRefused
+	cut = false
+	if !errors.Is(sc.c.Err(), client.ErrTimeout) {
+		t.Fatalf("owner after the second cut: %v", sc.c.Err())
+	}
+	sc.ep.WriteTo(lastConnect, serverAddr)
+	s.run(s.now + time.Second)
+	if st := serverhook.ServerStats(s.srv); st.TokensRefused != refused+1 || st.Resumes != 1 || st.Reserved != 1 {
+		t.Errorf("replayed resume: %d token refusals (want %d), %d resumes, %d reserved", st.TokensRefused, refused+1, st.Resumes, st.Reserved)
 	}
 }
 
