@@ -62,7 +62,12 @@ func (c *Client) sendHandshake(now time.Duration) {
 			RegistryHash: c.reg.Hash(), Password: c.cfg.Password, Name: c.cfg.Name,
 		}
 		if c.cfg.Token != nil {
-			m.Token = tokenwire.Of(c.cfg.Token).AppendPrivate(nil)
+			tok := tokenwire.Of(c.cfg.Token)
+			m.Token = tok.AppendPrivate(nil)
+			// A server where the token already opened a session resumes
+			// it only for the holder of its key (docs/PROTOCOL.md,
+			// "Reconnection").
+			m.Proof = tokenwire.ResumeProof(&tok.ClientToServerKey, c.nonce, c.cookie)
 		}
 		c.sendOOB(m.Append(nil))
 	}

@@ -68,10 +68,14 @@ func TestSecureSessions(t *testing.T) {
 
 // Acceptance (tokens): expired, wrong protocol, wrong server, tampered and
 // reused tokens, and a valid token from a second address, are each refused
-// with a reason the client can print.
+// with a reason the client can print. Resumes are off here: with them, the
+// token's holder moves its session to the second address
+// (TestResumeProcessRestart).
 func TestTokenRefusals(t *testing.T) {
 	var s *sim
-	s = newSim(t, 82, netsim.LinkConfig{Latency: 10 * time.Millisecond}, secureConfig(&s))
+	cfg := secureConfig(&s)
+	cfg.ReconnectGrace = -1
+	s = newSim(t, 82, netsim.LinkConfig{Latency: 10 * time.Millisecond}, cfg)
 	used := issueToken(t, token.Params{}, wallStart)
 	tampered := issueToken(t, token.Params{}, wallStart)
 	tokenwire.Of(tampered).Sealed[3] ^= 0x10

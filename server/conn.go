@@ -129,6 +129,7 @@ type client struct {
 	h        chanHandler // reused for every packet: no allocation per Receive
 	stats    serverhook.ClientStats
 	inMsgs   clientMessages // its game messages (messages.go)
+	reserve  reservation    // its token and reserved slot (resume.go)
 }
 
 func newClient(s *Server, num game.ClientNum, id netchan.ConnID, from netip.AddrPort, m session.Connect, now time.Duration, tok *tokenwire.Private) *client {
@@ -150,6 +151,7 @@ func newClient(s *Server, num game.ClientNum, id netchan.ConnID, from netip.Addr
 		c2s, s2c := tokenwire.SessionKeys(&tok.ClientToServerKey, &tok.ServerToClientKey, &c.random, m.Nonce)
 		cfg.Keys = &netchan.Keys{Send: s2c, Recv: c2s}
 		c.stats.Secure, c.stats.TokenClientID = true, tok.ClientID
+		c.reserve.mac = tok.MAC
 		c.stats.UserData = tok.UserData
 		if tok.Timeout > 0 {
 			c.timeout = tok.Timeout // the backend's choice (package token)

@@ -89,7 +89,11 @@
 // message updates the reply address, so a NAT port change keeps the
 // connection (§3), but a new address gets at most 3 times what came from
 // it until it echoes a path challenge (QUIC's path validation, RFC 9000
-// §8.2). A client silent for Timeout is dropped;
+// §8.2). A client silent for Timeout is dropped; on a secure server its
+// slot, player entity and score are held for Advanced.ReconnectGrace
+// first, and a connect with the same token resumes them (the game's
+// ClientDisconnected runs only when the grace ends; docs/PROTOCOL.md,
+// "Reconnection");
 // a reliable disconnect message from it removes it; Kick and Shutdown send
 // it one, three times, and forget it (a client that loses all three times
 // out). Connectionless packets that are not handshake messages (first

@@ -22,6 +22,8 @@ type tokenUse struct {
 	nonce   uint64
 	expires time.Time
 	opened  bool // a session was opened with it
+	// resumed holds the nonces of its recent resumes (resume.go).
+	resumed [resumeNonces]resumeNonce
 }
 
 // tokenTable remembers the connect tokens used, by their MAC: a token

@@ -151,10 +151,13 @@ func (s *Server) connect(now time.Duration, from netip.AddrPort, m session.Conne
 	}
 	// A repeated connect (the accept was lost): answer again.
 	for _, c := range s.slots {
-		if c != nil && c.connAddr == from && c.nonce == m.Nonce {
+		if c != nil && !c.reserve.reserved && c.connAddr == from && c.nonce == m.Nonce {
 			s.sendOOB(from, s.accept(c))
 			return
 		}
+	}
+	if s.resume(now, from, m) {
+		return
 	}
 	bucket := s.bucket(now)
 	priv, key, ok := s.authorise(from, m, bucket)
@@ -217,7 +220,7 @@ func (s *Server) admissible(from netip.AddrPort, m session.Connect, bucket int64
 	// (serve --web-tokens) must not let one host take every slot.
 	n := 0
 	for _, c := range s.slots {
-		if c != nil && c.addr.Addr() == from.Addr() {
+		if c != nil && !c.reserve.resuming && c.addr.Addr() == from.Addr() {
 			n++
 		}
 	}

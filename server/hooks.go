@@ -28,7 +28,7 @@ func init() {
 		Clients: func(s any) []serverhook.ClientStats {
 			var out []serverhook.ClientStats
 			for _, c := range s.(*Server).slots {
-				if c != nil {
+				if c != nil && !c.reserve.reserved {
 					out = append(out, c.statsCopy())
 				}
 			}
@@ -44,7 +44,7 @@ func init() {
 
 // clientFull returns all of client n's figures (serverhook.Client).
 func (s *Server) clientFull(n game.ClientNum) (serverhook.ClientStats, bool) {
-	if int(n) >= len(s.slots) || s.slots[n] == nil {
+	if int(n) >= len(s.slots) || s.slots[n] == nil || s.slots[n].reserve.reserved {
 		return serverhook.ClientStats{}, false
 	}
 	return s.slots[n].statsCopy(), true

@@ -52,6 +52,9 @@ func (c *config) newMessageBucket() *ratelimit.Bucket {
 // with every other message the server sends it, in the next packet to it
 // and every one after until acknowledged. m's type must be registered
 // (game.Registry.RegisterMessage) and its payload at most 1024 bytes.
+// It returns ErrNoClient when no client is connected at to, or its slot is
+// held for a resume (Advanced.ReconnectGrace): the resumed client starts
+// afresh from the map base, as a joining one.
 //
 // The client's queue is bounded: while it has not acknowledged 8 KiB of
 // reliable messages (it is slow, or its link is down), SendMessage
@@ -61,7 +64,7 @@ func (c *config) newMessageBucket() *ratelimit.Bucket {
 // that runs the server: from the game's code or Config.OnMessage, or
 // through Runner.Do.
 func (s *Server) SendMessage(to game.ClientNum, m game.Message) error {
-	if int(to) >= len(s.slots) || s.slots[to] == nil {
+	if int(to) >= len(s.slots) || s.slots[to] == nil || s.slots[to].reserve.reserved {
 		return ErrNoClient
 	}
 	p, err := s.msgs.Encode(m, session.MaxGameMessageLen)
@@ -81,7 +84,7 @@ func (s *Server) BroadcastMessage(m game.Message) error {
 	}
 	var errs []error
 	for _, c := range s.slots {
-		if c != nil {
+		if c != nil && !c.reserve.reserved {
 			if err := c.queueMessage(p); err != nil {
 				errs = append(errs, err)
 			}

@@ -136,6 +136,12 @@ type Advanced struct {
 	// through at the default rate. A client beyond either is dropped with
 	// ReasonMessageFlood, logged; nothing else waits for it.
 	MaxGameMessageBytes, GameMessageBurst, GameMessageRate int
+	// ReconnectGrace is how long a secure server holds the slot, player
+	// entity and score of a client silent for its timeout [20s]; negative:
+	// not at all. Its connect token resumes the session meanwhile, from
+	// any address (resume.go); the game's ClientDisconnected runs when the
+	// grace ends. An insecure server holds no slot.
+	ReconnectGrace time.Duration
 }
 
 // config is a server's resolved configuration: Config with its defaults
@@ -432,8 +438,7 @@ func (s *Server) Advance(now time.Duration) {
 	}
 	for _, c := range s.slots {
 		if c != nil && now-c.lastRecv > c.timeout {
-			s.stats.Timeouts++
-			s.drop(c, session.ReasonTimeout, false)
+			s.silent(now, c) // dropped, or reserved (resume.go)
 		}
 	}
 }
@@ -511,7 +516,7 @@ func (s *Server) frameAt(t time.Duration) {
 	due := s.due[:0]
 	for _, c := range s.slots {
 		// Half a frame of tolerance: 20 Hz at 60 Hz is every 3rd frame.
-		if c != nil && t+s.frameDur/2 >= c.nextSnap {
+		if c != nil && !c.reserve.reserved && t+s.frameDur/2 >= c.nextSnap {
 			c.nextSnap += c.snapInterval
 			if c.nextSnap < t {
 				c.nextSnap = t
@@ -701,7 +706,7 @@ func (s *Server) drop(c *client, why session.Reason, notify bool) {
 	if s.slots[c.num] != c {
 		return // already dropped (e.g. by a failed reliable queue in a loop)
 	}
-	if notify {
+	if notify && !c.reserve.reserved {
 		var b [2]byte
 		if c.ch.QueueReliable(session.Disconnect{Reason: why}.Append(b[:0])) == nil {
 			for range 3 {
@@ -713,7 +718,11 @@ func (s *Server) drop(c *client, why session.Reason, notify bool) {
 	s.logDrop(c, why)
 	s.departed.add(c)
 	s.slots[c.num] = nil
-	delete(s.byID, c.id)
+	if c.reserve.reserved {
+		s.stats.Reserved-- // its id may be another client's now
+	} else {
+		delete(s.byID, c.id)
+	}
 	s.g.ClientDisconnected(c.num)
 	s.snapCache.Invalidate()
 }
@@ -721,9 +730,10 @@ func (s *Server) drop(c *client, why session.Reason, notify bool) {
 // NumClients is the number of connected clients.
 func (s *Server) NumClients() int { return len(s.byID) }
 
-// Client returns client n's statistics.
+// Client returns client n's statistics; false when no client is
+// connected in slot n (free, or held for a resume: Advanced.ReconnectGrace).
 func (s *Server) Client(n game.ClientNum) (ClientStats, bool) {
-	if int(n) >= len(s.slots) || s.slots[n] == nil {
+	if int(n) >= len(s.slots) || s.slots[n] == nil || s.slots[n].reserve.reserved {
 		return ClientStats{}, false
 	}
 	return s.slots[n].publicStats(), true

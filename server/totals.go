@@ -55,7 +55,7 @@ func (s *Server) Totals() Totals {
 // scrape reuses its slice and allocates nothing once it has room).
 func (s *Server) AppendClients(dst []ClientStats) []ClientStats {
 	for _, c := range s.slots {
-		if c != nil {
+		if c != nil && !c.reserve.reserved {
 			dst = append(dst, c.publicStats())
 		}
 	}

@@ -108,6 +108,9 @@ type botSummary struct {
 	// OthersMoved are the client numbers of the other players the bot saw
 	// move (their position changed in a snapshot).
 	OthersMoved []int `json:"others_moved"`
+	// Resumes counts the sessions resumed with the bot's token after a
+	// timeout (bot_resume.go); the other figures are the last session's.
+	Resumes int `json:"resumes"`
 }
 
 func summarize(o botOptions, st client.Stats, ctr clienthook.Counters, num game.ClientNum, elapsed time.Duration) botSummary {
@@ -233,6 +236,7 @@ func playBot(ctx context.Context, o botOptions, stdout io.Writer) error {
 		runErr error
 		ended  bool
 	)
+	resumes := 0 // sessions resumed with the token (bot_resume.go)
 	read := func(c *client.Client) {
 		st, ctr, num, others = c.Stats(), clienthook.CountersOf(c), c.ClientNum(), moved.list(others[:0])
 	}
@@ -241,6 +245,18 @@ loop:
 	for {
 		select {
 		case runErr = <-done: // disconnected by the server, or never connected
+			if botResumes(ccfg, runErr, resumes) { // bot_resume.go
+				resumes++
+				if !o.json {
+					fmt.Fprintf(stdout, "[%5.1fs] %v: resuming with the token\n", time.Since(start).Seconds(), runErr)
+				}
+				if r, err = client.Dial(o.connect, ccfg, w, input); err != nil {
+					return err
+				}
+				go func() { done <- r.Run(runCtx) }()
+				r.Do(runCtx, func(_ time.Duration, c *client.Client) { cl = c })
+				continue
+			}
 			ended = true
 			break loop
 		case <-ctx.Done():
@@ -268,7 +284,7 @@ loop:
 		// until then, not the last status line's figures.
 		r.After(read)
 	}
-	return reportBot(o, st, ctr, num, others, runErr, elapsed, stdout)
+	return reportBot(o, st, ctr, num, others, runErr, elapsed, resumes, stdout)
 }
 
 // botConfig is the client configuration of a bot: its name, password and
@@ -289,7 +305,7 @@ func botConfig(o botOptions, onSnapshot func(*snapshot.Snapshot)) (client.Config
 		if err != nil {
 			return ccfg, err
 		}
-		if ccfg.Token, err = issueFor(key, []string{o.connect}, o.seed, 30*time.Second, 10*time.Second, ""); err != nil {
+		if ccfg.Token, err = issueFor(key, []string{o.connect}, o.seed, botTokenLifetime(o), 10*time.Second, ""); err != nil {
 			return ccfg, fmt.Errorf("--key-file: --connect: %w", err)
 		}
 	}
@@ -299,7 +315,7 @@ func botConfig(o botOptions, onSnapshot func(*snapshot.Snapshot)) (client.Config
 // reportBot prints the summary of a bot's session (JSON with --json) and
 // returns its error: the session's, a connection that never happened, or a
 // broken invariant (base mismatches, decode or apply errors).
-func reportBot(o botOptions, st client.Stats, ctr clienthook.Counters, num game.ClientNum, others []int, runErr error, elapsed time.Duration, stdout io.Writer) error {
+func reportBot(o botOptions, st client.Stats, ctr clienthook.Counters, num game.ClientNum, others []int, runErr error, elapsed time.Duration, resumes int, stdout io.Writer) error {
 	if runErr == nil && st.State != client.Connected {
 		switch st.State {
 		case client.Challenging:
@@ -311,6 +327,7 @@ func reportBot(o botOptions, st client.Stats, ctr clienthook.Counters, num game.
 	}
 	sum := summarize(o, st, ctr, num, elapsed)
 	sum.OthersMoved = append([]int{}, others...)
+	sum.Resumes = resumes
 	if runErr != nil {
 		sum.Error = runErr.Error()
 		if sum.State == client.Connected.String() || sum.State == client.Idle.String() {

@@ -98,6 +98,11 @@ type Stats struct {
 	// ParallelSnapshotFrames counts the frames whose snapshots several
 	// goroutines built (server.Advanced.SnapshotWorkers).
 	ParallelSnapshotFrames uint64
+	// Reservations counts the slots held for a silent secure client
+	// (server.Advanced.ReconnectGrace), Resumes the sessions resumed in
+	// them, and Reserved is the slots held now.
+	Reservations, Resumes uint64
+	Reserved              int
 	// TokensRefused counts connects refused for their token; Throttled
 	// those refused by MaxConnectAttempts, MaxPasswordFailures or
 	// MaxClientsPerIP.

@@ -21,7 +21,10 @@ import (
 // field layouts (game.Registry.Hash), and a refusal for a wrong registry
 // carries the server's registry digest (RegistryDigest) after its text, or
 // in its sealed plaintext after the reason.
-const Version uint16 = 4
+// Version 5: a connect with a token carries a resume proof after the token
+// (Connect.Proof), with which a client whose token already opened a
+// session resumes it (docs/PROTOCOL.md, "Reconnection").
+const Version uint16 = 5
 
 // Errors returned by the parsers.
 var (
@@ -164,7 +167,13 @@ type Connect struct {
 	// Token is the private part of a connect token (tokenwire.Token's
 	// AppendPrivate), empty on an insecure server.
 	Token []byte
+	// Proof is the resume proof (tokenwire.ResumeProof) of a connect with
+	// a token, zero without one.
+	Proof [ResumeProofLen]byte
 }
+
+// ResumeProofLen is the length of Connect.Proof.
+const ResumeProofLen = 16
 
 // Accept admits a client: the connection id for the channel, its slot,
 // the current game and its settings, and the frame duration.
@@ -346,7 +355,8 @@ func ParseChallenge(p []byte) (Challenge, error) {
 
 // Append: kind 3 | nonce u64 | cookie 16 | version u16 | registry hash u64 |
 // password (len u8, bytes) | name (len u8, bytes) | token (len u16, bytes) |
-// zero padding to ConnectLen. A token longer than MaxTokenLen is cut (and
+// resume proof 16 | zero padding to ConnectLen. Without a proof (zero) the
+// bytes are version 4's. A token longer than MaxTokenLen is cut (and
 // will not open).
 func (m Connect) Append(b []byte) []byte {
 	start := len(b)
@@ -360,6 +370,7 @@ func (m Connect) Append(b []byte) []byte {
 	tok := m.Token[:min(len(m.Token), MaxTokenLen)]
 	b = binary.LittleEndian.AppendUint16(b, uint16(len(tok)))
 	b = append(b, tok...)
+	b = append(b, m.Proof[:]...)
 	for len(b)-start < ConnectLen {
 		b = append(b, 0)
 	}
@@ -384,6 +395,7 @@ func ParseConnect(p []byte) (Connect, error) {
 	} else if n > 0 {
 		m.Token = d.need(n)
 	}
+	copy(m.Proof[:], d.need(ResumeProofLen))
 	if d.err == nil && len(p) != ConnectLen {
 		return m, fmt.Errorf("%w: connect of %d bytes, want %d", ErrMalformed, len(p), ConnectLen)
 	}

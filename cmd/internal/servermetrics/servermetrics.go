@@ -51,6 +51,7 @@ type Collector struct {
 	cmdsEarlyDesc, cmdsDupDesc, cmdsLateDesc                              *prometheus.Desc
 	connectsDesc, refusedDesc, disconnectsDesc, timeoutsDesc              *prometheus.Desc
 	rejectedDesc, readerDropsDesc, lossDesc, rttDesc, upDesc              *prometheus.Desc
+	reservationsDesc, resumesDesc                                         *prometheus.Desc
 }
 
 // New returns a Collector reading src. Register it with a
@@ -63,7 +64,7 @@ func New(src Source) *Collector {
 		src:              src,
 		clients:          make([]server.ClientStats, 0, 64),
 		upDesc:           d("up", "1 when the last scrape read the server, 0 when its game loop did not answer."),
-		clientsDesc:      d("clients", "Connected clients, by whether they are in the current game or loading it.", "state"),
+		clientsDesc:      d("clients", "Connected clients, by whether they are in the current game or loading it, and the slots held for a client to resume in.", "state"),
 		framesDesc:       d("frames_total", "Game frames run."),
 		framesLateDesc:   d("frames_late_total", "Game frames run more than a frame duration after they were due."),
 		frameTimeDesc:    d("frame_duration_seconds", "Time to run a game frame, its events and its snapshots."),
@@ -84,6 +85,8 @@ func New(src Source) *Collector {
 		refusedDesc:      d("connects_refused_total", "Connects refused (full, password, token, throttled, ...)."),
 		disconnectsDesc:  d("disconnects_total", "Clients that left, were kicked or timed out."),
 		timeoutsDesc:     d("timeouts_total", "Clients dropped for silence."),
+		reservationsDesc: d("slot_reservations_total", "Slots held for a silent client to resume in (server.Advanced.ReconnectGrace); the clients gauge's \"reserved\" state counts those held now."),
+		resumesDesc:      d("resumes_total", "Sessions resumed in a held slot with the same connect token."),
 		rejectedDesc:     d("packets_rejected_total", "Packets dropped unread, by reason.", "reason"),
 		readerDropsDesc:  d("socket_dropped_packets_total", "Datagrams the socket reader dropped because every packet buffer was in use."),
 		lossDesc:         d("client_loss_ratio", "Smoothed fraction of each connected client's messages lost, over clients."),
@@ -96,7 +99,8 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.upDesc, c.clientsDesc, c.framesDesc, c.framesLateDesc, c.frameTimeDesc, c.buildTimeDesc,
 		c.snapsDesc, c.snapsSkippedDesc, c.snapBytesDesc, c.loadGameDesc, c.appliesDesc, c.bytesDesc, c.packetsDesc,
 		c.lostDesc, c.resendsDesc, c.cmdsEarlyDesc, c.cmdsDupDesc, c.cmdsLateDesc, c.connectsDesc, c.refusedDesc,
-		c.disconnectsDesc, c.timeoutsDesc, c.rejectedDesc, c.readerDropsDesc, c.lossDesc, c.rttDesc} {
+		c.disconnectsDesc, c.timeoutsDesc, c.rejectedDesc, c.readerDropsDesc, c.lossDesc, c.rttDesc,
+		c.reservationsDesc, c.resumesDesc} {
 		ch <- d
 	}
 }
@@ -142,6 +146,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(c.clientsDesc, prometheus.GaugeValue, float64(inGame), "in_game")
 	ch <- prometheus.MustNewConstMetric(c.clientsDesc, prometheus.GaugeValue, float64(len(c.clients)-inGame), "loading")
+	ch <- prometheus.MustNewConstMetric(c.clientsDesc, prometheus.GaugeValue, float64(st.Reserved), "reserved")
 	counter(c.framesDesc, st.Frames)
 	counter(c.framesLateDesc, st.FramesLate)
 	ch <- durationHistogram(c.frameTimeDesc, &st.FrameTime)
@@ -164,6 +169,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.refusedDesc, st.Refused)
 	counter(c.disconnectsDesc, st.Disconnects)
 	counter(c.timeoutsDesc, st.Timeouts)
+	counter(c.reservationsDesc, st.Reservations)
+	counter(c.resumesDesc, st.Resumes)
 	counter(c.rejectedDesc, st.BadPackets, "malformed")
 	counter(c.rejectedDesc, st.AuthFailures, "unauthenticated")
 	counter(c.rejectedDesc, st.UnknownConn, "unknown_connection")

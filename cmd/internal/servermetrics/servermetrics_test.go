@@ -147,7 +147,7 @@ func TestCollectorAgainstServerCounters(t *testing.T) {
 		var st serverhook.Stats
 		var tot server.Totals
 		r.Do(ctx, func(_ time.Duration, s *server.Server) { st, tot = serverhook.ServerStats(s), s.Totals() })
-		return map[string]uint64{
+		m := map[string]uint64{
 			"snapwire_snapshots_sent_total": tot.SnapshotsSent, "snapwire_snapshots_skipped_total": tot.SnapshotsSkipped,
 			"snapwire_snapshot_bytes_total": tot.SnapshotBytes, "snapwire_base_applies_total": tot.AcksApplied,
 			"snapwire_channel_bytes_total in": tot.BytesIn, "snapwire_channel_bytes_total out": tot.BytesOut,
@@ -161,6 +161,9 @@ func TestCollectorAgainstServerCounters(t *testing.T) {
 			"snapwire_packets_rejected_total unauthenticated": st.AuthFailures, "snapwire_packets_rejected_total rate_limited": st.Throttled,
 			"snapwire_snapshot_build_duration_seconds": st.SnapshotBuildTime.Count,
 		}
+		m["snapwire_slot_reservations_total"], m["snapwire_resumes_total"] = st.Reservations, st.Resumes
+		m["snapwire_clients reserved"] = uint64(st.Reserved)
+		return m
 	}
 	var final map[string]float64
 	var want map[string]uint64
