@@ -124,7 +124,7 @@ func TestResumeThroughProxy(t *testing.T) {
 	var ent game.EntityNum
 	srv.Do(ctx, func(_ time.Duration, s *server.Server) {
 		// A score of its own that the game would reset on a reconnect.
-		world.Score.Frags[num] = 7
+		world.Score.Slots[num].Frags = 7
 		ent, _ = world.PlayerEntity(num)
 	})
 
@@ -168,7 +168,7 @@ func TestResumeThroughProxy(t *testing.T) {
 		mismatches uint64
 	)
 	srv.Do(ctx, func(_ time.Duration, s *server.Server) {
-		frags = world.Score.Frags[num]
+		frags = world.Score.Slots[num].Frags
 		entAfter, _ = world.PlayerEntity(num)
 		st = serverhook.ServerStats(s)
 	})
@@ -243,7 +243,7 @@ func TestBotResumesThroughProxy(t *testing.T) {
 		srv.Do(ctx, func(_ time.Duration, s *server.Server) {
 			if cs := s.AppendClients(nil); len(cs) == 1 && cs[0].InGame {
 				num, connected = cs[0].Num, true
-				world.Score.Frags[num] = 7
+				world.Score.Slots[num].Frags = 7
 			}
 		})
 	}
@@ -266,7 +266,7 @@ func TestBotResumesThroughProxy(t *testing.T) {
 			t.Fatalf("the bot ended before it resumed: %v\n%s", err, out.String())
 		case <-time.After(20 * time.Millisecond):
 		}
-		srv.Do(ctx, func(_ time.Duration, s *server.Server) { frags, st = world.Score.Frags[num], serverhook.ServerStats(s) })
+		srv.Do(ctx, func(_ time.Duration, s *server.Server) { frags, st = world.Score.Slots[num].Frags, serverhook.ServerStats(s) })
 	}
 	err = <-botDone
 	var sum botSummary
