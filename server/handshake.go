@@ -215,13 +215,7 @@ func (s *Server) authorise(from netip.AddrPort, m session.Connect, bucket int64)
 func (s *Server) admissible(from netip.AddrPort, m session.Connect, bucket int64, key *[tokenwire.KeyLen]byte) bool {
 	// Per IP address, secure or not: tokens handed to anyone who asks
 	// (serve --web-tokens) must not let one host take every slot.
-	n := 0
-	for _, c := range s.slots {
-		if c != nil && c.addr.Addr() == from.Addr() {
-			n++
-		}
-	}
-	if n >= s.cfg.MaxClientsPerIP {
+	if s.perIP[from.Addr()] >= s.cfg.MaxClientsPerIP {
 		s.stats.Throttled++
 		s.refuseKey(from, m.Nonce, session.ReasonTooManyFromIP, key)
 		return false
@@ -273,6 +267,7 @@ func (s *Server) admit(now time.Duration, from netip.AddrPort, m session.Connect
 	}
 	s.slots[slot] = c
 	s.byID[id] = c
+	s.perIP.add(c.addr.Addr())
 	if priv != nil {
 		s.usedTokens.opened(priv.MAC) // its one session
 	}

@@ -21,7 +21,9 @@ import (
 // field layouts (game.Registry.Hash), and a refusal for a wrong registry
 // carries the server's registry digest (RegistryDigest) after its text, or
 // in its sealed plaintext after the reason.
-const Version uint16 = 4
+// Version 5: the client number in accept and sealed accept is a u16
+// (game.MaxClients, 1,024 player slots), no longer a u8.
+const Version uint16 = 5
 
 // Errors returned by the parsers.
 var (
@@ -42,8 +44,8 @@ const (
 	// amplification).
 	GetChallengeLen = 40
 	// ConnectLen is the padded size of a connect payload: larger than any
-	// answer to it (an accept carries at most 1,046 bytes, a sealed accept
-	// MaxSealedAcceptLen, 1,118), so a server
+	// answer to it (an accept carries at most 1,047 bytes, a sealed accept
+	// MaxSealedAcceptLen, 1,119), so a server
 	// never sends more than it received even before the cookie proves the
 	// address (the reason QUIC pads a client's first packet to 1,200
 	// bytes, RFC 9000 §8.1).
@@ -247,6 +249,15 @@ func (d *dec) u64() uint64 {
 	}
 	return 0
 }
+
+// client reads a client number (u16), which must be below game.MaxClients.
+func (d *dec) client() game.ClientNum {
+	n := d.u16()
+	if d.err == nil && int(n) >= game.MaxClients {
+		d.err = fmt.Errorf("%w: client number %d, max %d", ErrMalformed, n, game.MaxClients-1)
+	}
+	return game.ClientNum(n)
+}
 func (d *dec) str(n, max int) string {
 	if d.err == nil && n > max {
 		d.err = fmt.Errorf("%w: string of %d bytes, max %d", ErrMalformed, n, max)
@@ -396,13 +407,13 @@ func ParseConnect(p []byte) (Connect, error) {
 	return m, d.done()
 }
 
-// Append: kind 4 | nonce u64 | conn id u16 | client u8 | game id u32 |
+// Append: kind 4 | nonce u64 | conn id u16 | client u16 | game id u32 |
 // frame duration µs u32 | settings (len u16, bytes).
 func (m Accept) Append(b []byte) []byte {
 	b = append(b, byte(KindAccept))
 	b = binary.LittleEndian.AppendUint64(b, m.Nonce)
 	b = binary.LittleEndian.AppendUint16(b, uint16(m.ConnID))
-	b = append(b, byte(m.Client))
+	b = binary.LittleEndian.AppendUint16(b, uint16(m.Client))
 	b = binary.LittleEndian.AppendUint32(b, uint32(m.GameID))
 	b = binary.LittleEndian.AppendUint32(b, m.FrameDur)
 	return appendStr16(b, m.Settings, MaxSettingsLen)
@@ -417,7 +428,7 @@ func ParseAccept(p []byte) (Accept, error) {
 	}
 	m.Nonce = d.u64()
 	m.ConnID = netchan.ConnID(d.u16())
-	m.Client = game.ClientNum(d.u8())
+	m.Client = d.client()
 	m.GameID = game.GameID(d.u32())
 	m.FrameDur = d.u32()
 	m.Settings = d.str16(MaxSettingsLen)
