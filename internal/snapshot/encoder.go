@@ -398,20 +398,29 @@ type cmdOp struct {
 // live PVS) other than entity own's, in ops (len(ops) >= len(cmds): there is at most one step
 // per command), and false if cmds are not in ascending entity order.
 func planCmds(ops []cmdOp, cmds []game.PlayerCmd, own int, pvs *PVS, chain []chainEnt) ([]cmdOp, bool) {
+	// The order first: the walk below jumps over commands.
+	for i := 1; i < len(cmds); i++ {
+		if cmds[i].Entity <= cmds[i-1].Entity {
+			return nil, false
+		}
+	}
 	k := 0                  // steps so far
 	prevEnt, last := -1, -1 // the entity and the command index of the last command written
 	ci, next := 0, -1       // the chain's element for the command; the element that would go on a stretch
 	for i := 0; i < len(cmds); i++ {
 		c := &cmds[i]
-		if i > 0 && c.Entity <= cmds[i-1].Entity {
-			return nil, false
-		}
 		ent := int(c.Entity) & (game.MaxEntities - 1)
-		if int(c.Entity) != ent || pvs[ent/32]&(1<<(ent%32)) == 0 || ent == own {
-			continue // not in the live PVS, or the client's own
+		if int(c.Entity) != ent {
+			break // out of range, and so are the commands after it
 		}
-		for ci < len(chain) && int(chain[ci].num) < ent {
-			ci++
+		if pvs[ent/32]&(1<<(ent%32)) == 0 || ent == own {
+			// Not in the live PVS, or the client's own: on to the first command at or after the
+			// next member, so that a client's walk follows its PVS, not the players (issue 25).
+			i += cmdsBelow(cmds[i+1:], pvs.next(ent+1))
+			continue
+		}
+		if ci < len(chain) && int(chain[ci].num) < ent {
+			ci += chainBelow(chain[ci:], ent)
 		}
 		onChain := ci < len(chain) && int(chain[ci].num) == ent && chain[ci].key == cmdKey(&c.Cmd) &&
 			chain[ci].pitch == c.Cmd.Pitch
