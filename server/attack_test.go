@@ -214,10 +214,12 @@ func sweep(t *testing.T, conn *net.UDPConn, to netip.AddrPort, keep func(i int) 
 // session to the source of any packet with a newer sequence), a channel
 // that delivers before authenticating, and an address change on a packet
 // that did not authenticate.
-func TestAttackConnIDSweepSecure(t *testing.T) { forSlots(t, 0, attackConnIDSweepSecure) }
+func TestAttackConnIDSweepSecure(t *testing.T) {
+	acceptance.Require(t, "attack-udp")
+	forSlots(t, 0, attackConnIDSweepSecure)
+}
 
 func attackConnIDSweepSecure(t *testing.T, slots int) {
-	acceptance.Require(t, "attack-udp")
 	m := startMatch(t, server.Config{MaxClients: slots}, true, 4)
 	before := m.clientAddrs()
 	att := attacker(t, "127.0.0.2")
@@ -269,10 +271,12 @@ func attackConnIDSweepSecure(t *testing.T, slots int) {
 // still inject: that is what the insecure handshake means.)
 //
 // Guards against: an insecure session accepting a packet from a new IP.
-func TestAttackConnIDSweepInsecure(t *testing.T) { forSlots(t, 0, attackConnIDSweepInsecure) }
+func TestAttackConnIDSweepInsecure(t *testing.T) {
+	acceptance.Require(t, "attack-udp")
+	forSlots(t, 0, attackConnIDSweepInsecure)
+}
 
 func attackConnIDSweepInsecure(t *testing.T, slots int) {
-	acceptance.Require(t, "attack-udp")
 	m := startMatch(t, server.Config{MaxClients: slots}, false, 4)
 	before := m.clientAddrs()
 	att := attacker(t, "127.0.0.2")
@@ -343,10 +347,12 @@ func refusal(t *testing.T, ans []byte) session.Reason {
 //
 // Guards against: state stored before the cookie is checked, and an
 // unbounded number of connects per cookie.
-func TestAttackConnectFloods(t *testing.T) { forSlots(t, 16, attackConnectFloods) }
+func TestAttackConnectFloods(t *testing.T) {
+	acceptance.Require(t, "attack-udp")
+	forSlots(t, 16, attackConnectFloods)
+}
 
 func attackConnectFloods(t *testing.T, slots int) {
-	acceptance.Require(t, "attack-udp")
 	for _, secure := range []bool{true, false} {
 		m := startMatch(t, server.Config{MaxClients: slots}, secure, 1)
 		att := attacker(t, "127.0.0.2")
@@ -429,10 +435,12 @@ func attackConnectFloods(t *testing.T, slots int) {
 // another address still gets in.
 //
 // Guards against: a missing per-address connection limit.
-func TestAttackSlotExhaustion(t *testing.T) { forSlots(t, 8, attackSlotExhaustion) }
+func TestAttackSlotExhaustion(t *testing.T) {
+	acceptance.Require(t, "attack-udp")
+	forSlots(t, 8, attackSlotExhaustion)
+}
 
 func attackSlotExhaustion(t *testing.T, slots int) {
-	acceptance.Require(t, "attack-udp")
 	m := startMatch(t, server.Config{MaxClients: slots}, false, 0)
 	to := m.srv.Addr()
 	reg := testgame.New().Registry().Hash()
@@ -464,10 +472,12 @@ func attackSlotExhaustion(t *testing.T, slots int) {
 // right.
 //
 // Guards against: unbounded password attempts.
-func TestAttackPasswordGuessing(t *testing.T) { forSlots(t, 0, attackPasswordGuessing) }
+func TestAttackPasswordGuessing(t *testing.T) {
+	acceptance.Require(t, "attack-udp")
+	forSlots(t, 0, attackPasswordGuessing)
+}
 
 func attackPasswordGuessing(t *testing.T, slots int) {
-	acceptance.Require(t, "attack-udp")
 	m := startMatch(t, server.Config{MaxClients: slots, Password: "hunter2", Advanced: server.Advanced{CookieLifetime: time.Minute}}, false, 0)
 	to := m.srv.Addr()
 	att := attacker(t, "127.0.0.2")
@@ -509,10 +519,12 @@ func loneClientStats(ctx context.Context, srv *server.Runner) (serverhook.Client
 // (same address) or dropped.
 //
 // Guards against: a channel that accepts an authentic packet twice.
-func TestAttackReplay(t *testing.T) { forSlots(t, 0, attackReplay) }
+func TestAttackReplay(t *testing.T) {
+	acceptance.Require(t, "attack-udp")
+	forSlots(t, 0, attackReplay)
+}
 
 func attackReplay(t *testing.T, slots int) {
-	acceptance.Require(t, "attack-udp")
 	srv, err := server.Listen("127.0.0.1:0", server.Config{MaxClients: slots, TokenKey: &attackKey, ProtocolID: attackProtocol}, testgame.New(), testgame.DefaultSettings)
 	if err != nil {
 		t.Fatal(err)
