@@ -67,16 +67,15 @@ func newCrowd(t testing.TB, slots, n int) (*simRig, []crowdClient) {
 }
 
 // Acceptance (issue 25 part 1): 400 clients connect at once to a server
-// of 1,024 slots. Every one is admitted with its own client number (above
-// 255 for most: a u16 on the wire since session version 5), gets its
-// player entity (entity c for client c) in its own world, and receives
-// snapshots at the snapshot rate; its snapshots hold the players of its
-// grid cells, not the match, and carry their commands. The server's
-// snapshot bytes per client stay those of a small match.
+// of 1,024 slots. Every one is admitted with its own client number (144
+// above 255: a u16 on the wire since session version 5), gets its player
+// entity (entity c for client c) in its own world, and receives snapshots
+// at the snapshot rate; its world holds the players of its grid cells,
+// not the match (the size of a client-snapshot: TestCrowdSteadyState).
 //
 // Guards against: a client number cut to 8 bits (clients above 255 would
-// take another's entity), slot limits below 1,024, and snapshots or
-// relayed commands that grow with the match.
+// take another's entity), slot limits below 1,024, and snapshots that
+// carry the whole match.
 func TestCrowd(t *testing.T) {
 	const n = 400
 	r, cls := newCrowd(t, game.MaxClients, n)
