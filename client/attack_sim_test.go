@@ -186,8 +186,10 @@ func (s *sim) checkPlaysOn(t *testing.T, before map[netchan.ConnID]netip.AddrPor
 // Guards against: routing by connection id alone, a channel that delivers
 // before authenticating, an address change on an unauthenticated packet,
 // reflection towards a spoofed source.
-func TestSimAttackConnIDSweepSecure(t *testing.T) {
-	s := attackSim(t, 91, true, server.Config{}, 4)
+func TestSimAttackConnIDSweepSecure(t *testing.T) { forSlots(t, 0, simAttackConnIDSweepSecure) }
+
+func simAttackConnIDSweepSecure(t *testing.T, slots int) {
+	s := attackSim(t, 91, true, server.Config{MaxClients: slots}, 4)
 	before := s.sessionAddrs()
 	att, victim := s.host(t, attackerAddr), s.host(t, victimAddr)
 	toVictim := 0
@@ -228,8 +230,10 @@ func TestSimAttackConnIDSweepSecure(t *testing.T) {
 // only from its client's IP address.
 //
 // Guards against: an insecure session accepting a packet from a new IP.
-func TestSimAttackConnIDSweepInsecure(t *testing.T) {
-	s := attackSim(t, 92, false, server.Config{}, 4)
+func TestSimAttackConnIDSweepInsecure(t *testing.T) { forSlots(t, 0, simAttackConnIDSweepInsecure) }
+
+func simAttackConnIDSweepInsecure(t *testing.T, slots int) {
+	s := attackSim(t, 92, false, server.Config{MaxClients: slots}, 4)
 	before := s.sessionAddrs()
 	s.sweepSim(t, s.host(t, attackerAddr), func(int) bool { return true })
 	s.checkPlaysOn(t, before)
@@ -292,9 +296,11 @@ func refusalOf(t *testing.T, ans []byte) session.Reason {
 //
 // Guards against: state stored before the cookie is checked, and an
 // unbounded number of connects per cookie.
-func TestSimAttackConnectFloods(t *testing.T) {
+func TestSimAttackConnectFloods(t *testing.T) { forSlots(t, 16, simAttackConnectFloods) }
+
+func simAttackConnectFloods(t *testing.T, slots int) {
 	for i, secure := range []bool{true, false} {
-		s := attackSim(t, uint64(93+i), secure, server.Config{MaxClients: 16}, 1)
+		s := attackSim(t, uint64(93+i), secure, server.Config{MaxClients: slots}, 1)
 		att := s.host(t, attackerAddr)
 		for i := range 2000 {
 			var c session.Cookie
@@ -365,8 +371,10 @@ func TestSimAttackConnectFloods(t *testing.T) {
 // insecure server; another address still gets in.
 //
 // Guards against: a missing per-address connection limit.
-func TestSimAttackSlotExhaustion(t *testing.T) {
-	s := attackSim(t, 95, false, server.Config{MaxClients: 8}, 0)
+func TestSimAttackSlotExhaustion(t *testing.T) { forSlots(t, 8, simAttackSlotExhaustion) }
+
+func simAttackSlotExhaustion(t *testing.T, slots int) {
+	s := attackSim(t, 95, false, server.Config{MaxClients: slots}, 0)
 	reg := s.sg.Registry().Hash()
 	for i := range 8 {
 		att := s.host(t, netip.AddrPortFrom(attackerAddr.Addr(), uint16(5000+i))) // a new port per connect
@@ -393,8 +401,10 @@ func TestSimAttackSlotExhaustion(t *testing.T) {
 // even when the next guess is right.
 //
 // Guards against: unbounded password attempts.
-func TestSimAttackPasswordGuessing(t *testing.T) {
-	s := attackSim(t, 96, false, server.Config{Password: "hunter2", Advanced: server.Advanced{CookieLifetime: time.Minute}}, 0)
+func TestSimAttackPasswordGuessing(t *testing.T) { forSlots(t, 0, simAttackPasswordGuessing) }
+
+func simAttackPasswordGuessing(t *testing.T, slots int) {
+	s := attackSim(t, 96, false, server.Config{MaxClients: slots, Password: "hunter2", Advanced: server.Advanced{CookieLifetime: time.Minute}}, 0)
 	att := s.host(t, attackerAddr)
 	cookie := s.cookie(t, att)
 	reg := s.sg.Registry().Hash()
@@ -415,8 +425,10 @@ func TestSimAttackPasswordGuessing(t *testing.T) {
 // twice, none moves the session, and each is counted as late or duplicate.
 //
 // Guards against: a channel that accepts an authentic packet twice.
-func TestSimAttackReplay(t *testing.T) {
-	s := attackSim(t, 97, true, server.Config{}, 1)
+func TestSimAttackReplay(t *testing.T) { forSlots(t, 0, simAttackReplay) }
+
+func simAttackReplay(t *testing.T, slots int) {
+	s := attackSim(t, 97, true, server.Config{MaxClients: slots}, 1)
 	var recorded [][]byte
 	s.net.SetDropFilter(func(from, to netip.AddrPort, p []byte) bool {
 		if from == clientAddr(0) && !netchan.IsConnectionless(p) {

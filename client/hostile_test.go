@@ -29,11 +29,11 @@ type hostileRig struct {
 
 var rigServer = netip.MustParseAddrPort("10.0.0.1:27960")
 
-func newHostileRig(t *testing.T) *hostileRig {
+func newHostileRig(t *testing.T, slots int) *hostileRig {
 	t.Helper()
 	r := &hostileRig{}
 	var err error
-	r.srv, err = server.New(server.Config{}, testgame.New(), testgame.DefaultSettings, server.SendFunc(func(to netip.AddrPort, p []byte) {
+	r.srv, err = server.New(server.Config{MaxClients: slots}, testgame.New(), testgame.DefaultSettings, server.SendFunc(func(to netip.AddrPort, p []byte) {
 		r.toC = append(r.toC, bytes.Clone(p))
 	}))
 	if err != nil {
@@ -73,8 +73,10 @@ func (r *hostileRig) run(d time.Duration) {
 //
 // Guards against: the re-prediction loop bounded only by the snapshot's
 // frame number.
-func TestHostileFrameJumps(t *testing.T) {
-	r := newHostileRig(t)
+func TestHostileFrameJumps(t *testing.T) { forServerSlots(t, hostileFrameJumps) }
+
+func hostileFrameJumps(t *testing.T, slots int) {
+	r := newHostileRig(t, slots)
 	before := r.c.stats.Repredicted
 	r.c.snap.Header.Frame = 1<<31 - 5000
 	r.c.onSnapshot(r.now)
@@ -93,7 +95,7 @@ func TestHostileFrameJumps(t *testing.T) {
 	t.Logf("frame jump: %v", r.c.Err())
 
 	// A frame that goes back within a game.
-	r = newHostileRig(t)
+	r = newHostileRig(t, slots)
 	r.c.snap.Header.Frame = r.c.snapFrame - 1
 	r.c.onSnapshot(r.now)
 	if !errors.Is(r.c.Err(), ErrProtocol) {
@@ -107,8 +109,10 @@ func TestHostileFrameJumps(t *testing.T) {
 // kept; the client goes on playing.
 //
 // Guards against: re-prediction over more frames than there are commands.
-func TestFarBehindSnapshotResetsClock(t *testing.T) {
-	r := newHostileRig(t)
+func TestFarBehindSnapshotResetsClock(t *testing.T) { forServerSlots(t, farBehindSnapshotResetsClock) }
+
+func farBehindSnapshotResetsClock(t *testing.T, slots int) {
+	r := newHostileRig(t, slots)
 	r.c.cf += 5 * cmdRing
 	r.c.clock += 5 * cmdRing * r.c.frameDur
 	before := r.c.stats.Repredicted
@@ -130,8 +134,10 @@ func TestFarBehindSnapshotResetsClock(t *testing.T) {
 // the client give up after maxLoads in loadWindow, with a clear error.
 //
 // Guards against: unbounded game reloads.
-func TestHostileEndlessReloads(t *testing.T) {
-	r := newHostileRig(t)
+func TestHostileEndlessReloads(t *testing.T) { forServerSlots(t, hostileEndlessReloads) }
+
+func hostileEndlessReloads(t *testing.T, slots int) {
+	r := newHostileRig(t, slots)
 	h := (*handler)(r.c)
 	loads := r.c.stats.LoadGames
 	for i := range 1000 {
@@ -153,8 +159,10 @@ func TestHostileEndlessReloads(t *testing.T) {
 // both ends keep in step).
 //
 // Guards against: accessors returning the client's own PVS or base.
-func TestAccessorsReturnCopies(t *testing.T) {
-	r := newHostileRig(t)
+func TestAccessorsReturnCopies(t *testing.T) { forServerSlots(t, accessorsReturnCopies) }
+
+func accessorsReturnCopies(t *testing.T, slots int) {
+	r := newHostileRig(t, slots)
 	pvs := clienthook.PVS(r.c)
 	n := 0
 	for range r.c.Visible() {

@@ -29,8 +29,13 @@ type EventID uint8
 // sends it with every unreliable message (DOOM III §3.1).
 type GameID uint32
 
-// ClientNum is a connected client's slot on the server.
-type ClientNum uint8
+// ClientNum is a connected client's slot on the server, 0..MaxClients-1.
+type ClientNum uint16
+
+// MaxClients is the most player slots a server may have (server.Config's
+// MaxClients). Each player's entity takes a number below MaxEntities, which
+// leaves at least 3,072 numbers for the map.
+const MaxClients = 1024
 
 // Buttons holds one bit per button. The meanings are defined by the game
 // (the arena example: ButtonAttack=1, ButtonUse=2).

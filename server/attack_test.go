@@ -216,7 +216,11 @@ func sweep(t *testing.T, conn *net.UDPConn, to netip.AddrPort, keep func(i int) 
 // that did not authenticate.
 func TestAttackConnIDSweepSecure(t *testing.T) {
 	acceptance.Require(t, "attack-udp")
-	m := startMatch(t, server.Config{}, true, 4)
+	forSlots(t, 0, attackConnIDSweepSecure)
+}
+
+func attackConnIDSweepSecure(t *testing.T, slots int) {
+	m := startMatch(t, server.Config{MaxClients: slots}, true, 4)
 	before := m.clientAddrs()
 	att := attacker(t, "127.0.0.2")
 	victim := attacker(t, "127.0.0.3") // reflection: the "victim" sends the forgeries
@@ -269,7 +273,11 @@ func TestAttackConnIDSweepSecure(t *testing.T) {
 // Guards against: an insecure session accepting a packet from a new IP.
 func TestAttackConnIDSweepInsecure(t *testing.T) {
 	acceptance.Require(t, "attack-udp")
-	m := startMatch(t, server.Config{}, false, 4)
+	forSlots(t, 0, attackConnIDSweepInsecure)
+}
+
+func attackConnIDSweepInsecure(t *testing.T, slots int) {
+	m := startMatch(t, server.Config{MaxClients: slots}, false, 4)
 	before := m.clientAddrs()
 	att := attacker(t, "127.0.0.2")
 	sweep(t, att, m.srv.Addr(), func(int) bool { return true })
@@ -341,8 +349,12 @@ func refusal(t *testing.T, ans []byte) session.Reason {
 // unbounded number of connects per cookie.
 func TestAttackConnectFloods(t *testing.T) {
 	acceptance.Require(t, "attack-udp")
+	forSlots(t, 16, attackConnectFloods)
+}
+
+func attackConnectFloods(t *testing.T, slots int) {
 	for _, secure := range []bool{true, false} {
-		m := startMatch(t, server.Config{MaxClients: 16}, secure, 1)
+		m := startMatch(t, server.Config{MaxClients: slots}, secure, 1)
 		att := attacker(t, "127.0.0.2")
 		to := m.srv.Addr()
 		// Bad cookies: 2,000 connects, all refused, nothing stored.
@@ -425,7 +437,11 @@ func TestAttackConnectFloods(t *testing.T) {
 // Guards against: a missing per-address connection limit.
 func TestAttackSlotExhaustion(t *testing.T) {
 	acceptance.Require(t, "attack-udp")
-	m := startMatch(t, server.Config{MaxClients: 8}, false, 0)
+	forSlots(t, 8, attackSlotExhaustion)
+}
+
+func attackSlotExhaustion(t *testing.T, slots int) {
+	m := startMatch(t, server.Config{MaxClients: slots}, false, 0)
 	to := m.srv.Addr()
 	reg := testgame.New().Registry().Hash()
 	var got []session.Reason
@@ -458,7 +474,11 @@ func TestAttackSlotExhaustion(t *testing.T) {
 // Guards against: unbounded password attempts.
 func TestAttackPasswordGuessing(t *testing.T) {
 	acceptance.Require(t, "attack-udp")
-	m := startMatch(t, server.Config{Password: "hunter2", Advanced: server.Advanced{CookieLifetime: time.Minute}}, false, 0)
+	forSlots(t, 0, attackPasswordGuessing)
+}
+
+func attackPasswordGuessing(t *testing.T, slots int) {
+	m := startMatch(t, server.Config{MaxClients: slots, Password: "hunter2", Advanced: server.Advanced{CookieLifetime: time.Minute}}, false, 0)
 	to := m.srv.Addr()
 	att := attacker(t, "127.0.0.2")
 	cookie := cookieFor(t, att, to)
@@ -501,7 +521,11 @@ func loneClientStats(ctx context.Context, srv *server.Runner) (serverhook.Client
 // Guards against: a channel that accepts an authentic packet twice.
 func TestAttackReplay(t *testing.T) {
 	acceptance.Require(t, "attack-udp")
-	srv, err := server.Listen("127.0.0.1:0", server.Config{TokenKey: &attackKey, ProtocolID: attackProtocol}, testgame.New(), testgame.DefaultSettings)
+	forSlots(t, 0, attackReplay)
+}
+
+func attackReplay(t *testing.T, slots int) {
+	srv, err := server.Listen("127.0.0.1:0", server.Config{MaxClients: slots, TokenKey: &attackKey, ProtocolID: attackProtocol}, testgame.New(), testgame.DefaultSettings)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -627,14 +651,16 @@ func TestAttackReplay(t *testing.T) {
 // the victim echoes the path challenge sent to it.
 //
 // Guards against: sending at full rate to an unconfirmed address.
-func TestRebindReflectionBounded(t *testing.T) {
+func TestRebindReflectionBounded(t *testing.T) { forSlots(t, 0, rebindReflectionBounded) }
+
+func rebindReflectionBounded(t *testing.T, slots int) {
 	key := token.Key{9: 9}
 	srvAddr := netip.MustParseAddrPort("10.0.0.1:27960")
 	real := netip.MustParseAddrPort("10.0.0.2:40000")
 	victim := netip.MustParseAddrPort("10.9.9.9:53")
 	var toClient [][]byte
 	toVictim := 0
-	srv, err := server.New(server.Config{TokenKey: &key, ProtocolID: 1, PublicAddrs: []netip.AddrPort{srvAddr}},
+	srv, err := server.New(server.Config{MaxClients: slots, TokenKey: &key, ProtocolID: 1, PublicAddrs: []netip.AddrPort{srvAddr}},
 		testgame.New(), testgame.DefaultSettings, server.SendFunc(func(to netip.AddrPort, p []byte) {
 			switch to {
 			case real:

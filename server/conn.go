@@ -114,7 +114,6 @@ type client struct {
 
 	pvs    snapshot.PVS
 	states []game.Snapshotter
-	others []game.PlayerCmd
 	// in is the snapshot being sent (prepareSnapshot), evStart the index
 	// of its first event in the server's unreliable events.
 	in      snapshot.Input
@@ -434,9 +433,11 @@ func (c *client) newPacket(now time.Duration, from netip.AddrPort, n int) {
 			c.sendChallenge(now)
 		}
 	case from == c.validAddr:
-		c.addr, c.addrPending, c.challenge = from, false, 0
+		c.moveTo(from)
+		c.addrPending, c.challenge = false, 0
 	default:
-		c.addr, c.addrPending = from, true
+		c.moveTo(from)
+		c.addrPending = true
 		c.pathRecv, c.pathSent = n, 0
 		c.challenge, c.challengeAt = 0, now
 		c.s.stats.AddrChanges++
@@ -503,18 +504,7 @@ func (c *client) prepareSnapshot(now time.Duration) bool {
 	for i := range c.states {
 		c.states[i] = s.g.State(c.num, game.StateID(i))
 	}
-	c.others = c.others[:0]
-	for _, o := range s.slots {
-		if o == nil || o == c || !o.inGame {
-			continue
-		}
-		if ent, ok := s.g.PlayerEntity(o.num); ok {
-			cmd := o.lastCmd
-			cmd.Frame = s.frame
-			c.others = append(c.others, game.PlayerCmd{Entity: ent, Cmd: cmd})
-		}
-	}
-	sortCmds(c.others)
+	own, hasOwn := s.g.PlayerEntity(c.num)
 	start := int(c.evCursor - s.unrelAt)
 	if start < 0 {
 		start = 0
@@ -527,7 +517,7 @@ func (c *client) prepareSnapshot(now time.Duration) bool {
 	c.in = snapshot.Input{
 		Frame: s.frame, Time: s.frameTime(s.frame),
 		Duplicated: c.dupSinceSnap, Lead: c.lead,
-		PVS: &c.pvs, World: s.g, States: c.states, Cmds: c.others, Events: evs,
+		PVS: &c.pvs, World: s.g, States: c.states, Cmds: s.relayCmds, Own: own, HasOwn: hasOwn, Events: evs,
 	}
 	if c.leadHave {
 		c.in.Lead = c.leadMin

@@ -218,11 +218,11 @@ func (s *Server) authorise(from netip.AddrPort, m session.Connect, bucket int64)
 func (s *Server) admissible(from netip.AddrPort, m session.Connect, bucket int64, key *[tokenwire.KeyLen]byte) bool {
 	// Per IP address, secure or not: tokens handed to anyone who asks
 	// (serve --web-tokens) must not let one host take every slot.
-	n := 0
-	for _, c := range s.slots {
-		if c != nil && !c.reserve.resuming && c.addr.Addr() == from.Addr() {
-			n++
-		}
+	// A held slot counts against its address, but not the one this
+	// connect resumes (server/resume.go).
+	n := s.perIP[from.Addr()]
+	if s.resuming != nil && s.resuming.addr.Addr() == from.Addr() {
+		n--
 	}
 	if n >= s.cfg.MaxClientsPerIP {
 		s.stats.Throttled++
@@ -276,6 +276,7 @@ func (s *Server) admit(now time.Duration, from netip.AddrPort, m session.Connect
 	}
 	s.slots[slot] = c
 	s.byID[id] = c
+	s.perIP.add(c.addr.Addr())
 	if priv != nil {
 		s.usedTokens.opened(priv.MAC) // its one session
 	}

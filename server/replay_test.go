@@ -28,7 +28,11 @@ import (
 // for a retransmission even after the session ended, which opened a
 // second session with the first one's keys and nonces (AEAD nonce reuse).
 func TestReplayedConnectAfterSessionEnds(t *testing.T) {
-	r := newSimRig(t, 31, server.Config{}, true)
+	forSlots(t, 0, replayedConnectAfterSessionEnds)
+}
+
+func replayedConnectAfterSessionEnds(t *testing.T, slots int) {
+	r := newSimRig(t, 31, server.Config{MaxClients: slots}, true)
 	player := netip.MustParseAddrPort("10.0.1.1:40000")
 	var connect []byte
 	r.net.SetDropFilter(func(from, to netip.AddrPort, p []byte) bool {

@@ -30,11 +30,6 @@ type reservation struct {
 	mac      [16]byte
 	reserved bool
 	until    time.Duration
-	// resuming is set while a resume of this slot is checked: the slot
-	// does not count against the resuming address's MaxClientsPerIP (it
-	// is the one the resume takes), while every other held slot does, so
-	// one host cannot hold more slots by letting sessions fall silent.
-	resuming bool
 }
 
 // resumeNonces is how many resume nonces a token remembers (tokenUse):
@@ -171,9 +166,9 @@ func (s *Server) resume(now time.Duration, from netip.AddrPort, m session.Connec
 	if !old.reserve.reserved {
 		s.reserveSlot(now, old)
 	}
-	old.reserve.resuming = true
+	s.resuming = old
 	ok = s.admissible(from, m, bucket, key)
-	old.reserve.resuming = false
+	s.resuming = nil
 	if !ok {
 		return true
 	}
@@ -194,6 +189,8 @@ func (s *Server) resumeSlot(now time.Duration, from netip.AddrPort, m session.Co
 	s.stats.Resumes++
 	s.departed.add(old)
 	c := newClient(s, old.num, id, from, m, now, p)
+	s.perIP.remove(old.addr.Addr()) // the slot's count moves to its new address
+	s.perIP.add(from.Addr())
 	s.slots[c.num] = c
 	s.byID[id] = c
 	s.snapCache.Invalidate()

@@ -74,7 +74,7 @@ func TestServeFlags(t *testing.T) {
 	if _, err := parseServeFlags(nil); err == nil || !strings.Contains(err.Error(), "token keygen") {
 		t.Errorf("serve without --key-file or --insecure: %v", err)
 	}
-	for _, args := range []string{"--snaps 5", "--snaps 61", "--max-clients 0", "--max-clients 65", "--tick 0", "--rate -1", "x",
+	for _, args := range []string{"--snaps 5", "--snaps 61", "--max-clients 0", "--max-clients 1025", "--max-clients-per-ip 1025", "--tick 0", "--rate -1", "x",
 		"--key-file k --insecure"} {
 		if _, err := parseServeFlags(strings.Fields(args)); err == nil {
 			t.Errorf("%q accepted", args)
@@ -83,6 +83,14 @@ func TestServeFlags(t *testing.T) {
 	o.maxClients = 20
 	if s, err := serveSettings(o); err != nil || !strings.Contains(s, "players=20") {
 		t.Errorf("default map for 20 clients: %q %v", s, err)
+	}
+	// 1,024 slots parse (issue 25); the arena's maps hold 64 players.
+	big, err := parseServeFlags(strings.Fields("--insecure --max-clients 1024 --max-clients-per-ip 1024"))
+	if err != nil || big.maxClients != 1024 || big.maxPerIP != 1024 {
+		t.Errorf("--max-clients 1024: %+v %v", big, err)
+	}
+	if _, err := serveSettings(big); err == nil || !strings.Contains(err.Error(), "at most 64 players") {
+		t.Errorf("the arena for 1024 clients: %v", err)
 	}
 	o.settings = "arena players=4"
 	o.maxClients = 8

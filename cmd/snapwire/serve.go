@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/agones"
+	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/netaddr"
 	"github.com/snapwire/snapwire/internal/q3/oob"
 	"github.com/snapwire/snapwire/internal/q3/query"
@@ -73,8 +74,8 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	fs.StringVar(&o.settings, "map", "", `arena settings, e.g. "arena rooms=4x4 players=16" (default: the 3x3 arena)`)
 	fs.IntVar(&o.tick, "tick", 60, "game frames per second (DOOM III: 60)")
 	fs.IntVar(&o.snaps, "snaps", 20, "snapshots per second per client (10..60)")
-	fs.IntVar(&o.maxClients, "max-clients", 8, "player slots (1..64)")
-	fs.IntVar(&o.maxPerIP, "max-clients-per-ip", 4, "player slots one IP address may hold, secure or not (1..64)")
+	fs.IntVar(&o.maxClients, "max-clients", 8, "player slots (1..1024; the arena holds at most 64)")
+	fs.IntVar(&o.maxPerIP, "max-clients-per-ip", 4, "player slots one IP address may hold, secure or not (1..1024)")
 	fs.IntVar(&o.workers, "snapshot-workers", 1, "goroutines that build each frame's snapshots (1..64; the same bytes as 1)")
 	fs.StringVar(&o.password, "password", "", "password clients must give")
 	fs.IntVar(&o.rate, "rate", 0, "byte rate per client, UDP/IP headers included (0: unlimited)")
@@ -139,10 +140,10 @@ func parseServeFlags(args []string) (serveOptions, error) {
 		return o, fmt.Errorf("--tick %d: want 1..1000", o.tick)
 	case o.snaps < 10 || o.snaps > 60:
 		return o, fmt.Errorf("--snaps %d: want 10..60", o.snaps)
-	case o.maxClients < 1 || o.maxClients > 64:
-		return o, fmt.Errorf("--max-clients %d: want 1..64", o.maxClients)
-	case o.maxPerIP < 1 || o.maxPerIP > 64:
-		return o, fmt.Errorf("--max-clients-per-ip %d: want 1..64", o.maxPerIP)
+	case o.maxClients < 1 || o.maxClients > game.MaxClients:
+		return o, fmt.Errorf("--max-clients %d: want 1..%d", o.maxClients, game.MaxClients)
+	case o.maxPerIP < 1 || o.maxPerIP > game.MaxClients:
+		return o, fmt.Errorf("--max-clients-per-ip %d: want 1..%d", o.maxPerIP, game.MaxClients)
 	case o.rate < 0 || o.status < 0:
 		return o, errors.New("--rate and --status must not be negative")
 	}
@@ -152,6 +153,9 @@ func parseServeFlags(args []string) (serveOptions, error) {
 // serveSettings returns the arena settings string, checking that the map
 // has a player slot for every client.
 func serveSettings(o serveOptions) (string, error) {
+	if o.maxClients > refgame.MaxPlayersLimit {
+		return "", fmt.Errorf("--max-clients %d: the arena holds at most %d players", o.maxClients, refgame.MaxPlayersLimit)
+	}
 	var cfg refgame.Config
 	if o.settings == "" {
 		cfg = refgame.Config{MaxPlayers: max(16, o.maxClients)}

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// --max-clients-per-ip: 4 by default, 1..64, and it reaches the server
+// --max-clients-per-ip: 4 by default, 1..1024, and it reaches the server
 // config (TestSecureSquattersLeaveSlots in package server shows what it
 // does to a secure server).
 func TestServeMaxClientsPerIPFlag(t *testing.T) {
@@ -17,7 +17,7 @@ func TestServeMaxClientsPerIPFlag(t *testing.T) {
 	if o, err := parseServeFlags(strings.Fields(base + "--max-clients-per-ip 16")); err != nil || o.maxPerIP != 16 {
 		t.Errorf("16: %d, %v", o.maxPerIP, err)
 	}
-	for _, v := range []string{"0", "-1", "65"} {
+	for _, v := range []string{"0", "-1", "1025"} {
 		if _, err := parseServeFlags(strings.Fields(base + "--max-clients-per-ip " + v)); err == nil {
 			t.Errorf("--max-clients-per-ip %s accepted", v)
 		}

@@ -28,8 +28,10 @@ const (
 	RocketSlots = 4
 )
 
-// MaxPlayersLimit bounds Config.MaxPlayers (ClientNum is a uint8; the rocket slots of 64 players
-// take 256 entity numbers).
+// MaxPlayersLimit bounds Config.MaxPlayers. A server holds up to game.MaxClients (1,024), but
+// the arena's maps do not: the scoreboard, one non-PVS state with every player's frags and
+// deaths (21 bits a player), must fit game.MaxStateBits (fewer than 195 players), and each
+// player takes RocketSlots+1 entity numbers (at most 819 players in game.MaxEntities).
 const MaxPlayersLimit = 64
 
 // Config selects a map. Equal Configs build identical maps and worlds.

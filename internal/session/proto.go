@@ -23,7 +23,9 @@ import (
 // in its sealed plaintext after the reason.
 // Version 5: a connect with a token carries a resume proof after the token
 // (Connect.Proof), with which a client whose token already opened a
-// session resumes it (docs/PROTOCOL.md, "Reconnection").
+// session resumes it (docs/PROTOCOL.md, "Reconnection"); the client number
+// in accept and sealed accept is a u16 (game.MaxClients, 1,024 player
+// slots), no longer a u8.
 const Version uint16 = 5
 
 // Errors returned by the parsers.
@@ -45,8 +47,8 @@ const (
 	// amplification).
 	GetChallengeLen = 40
 	// ConnectLen is the padded size of a connect payload: larger than any
-	// answer to it (an accept carries at most 1,046 bytes, a sealed accept
-	// MaxSealedAcceptLen, 1,118), so a server
+	// answer to it (an accept carries at most 1,047 bytes, a sealed accept
+	// MaxSealedAcceptLen, 1,119), so a server
 	// never sends more than it received even before the cookie proves the
 	// address (the reason QUIC pads a client's first packet to 1,200
 	// bytes, RFC 9000 §8.1).
@@ -256,6 +258,15 @@ func (d *dec) u64() uint64 {
 	}
 	return 0
 }
+
+// client reads a client number (u16), which must be below game.MaxClients.
+func (d *dec) client() game.ClientNum {
+	n := d.u16()
+	if d.err == nil && int(n) >= game.MaxClients {
+		d.err = fmt.Errorf("%w: client number %d, max %d", ErrMalformed, n, game.MaxClients-1)
+	}
+	return game.ClientNum(n)
+}
 func (d *dec) str(n, max int) string {
 	if d.err == nil && n > max {
 		d.err = fmt.Errorf("%w: string of %d bytes, max %d", ErrMalformed, n, max)
@@ -408,13 +419,13 @@ func ParseConnect(p []byte) (Connect, error) {
 	return m, d.done()
 }
 
-// Append: kind 4 | nonce u64 | conn id u16 | client u8 | game id u32 |
+// Append: kind 4 | nonce u64 | conn id u16 | client u16 | game id u32 |
 // frame duration µs u32 | settings (len u16, bytes).
 func (m Accept) Append(b []byte) []byte {
 	b = append(b, byte(KindAccept))
 	b = binary.LittleEndian.AppendUint64(b, m.Nonce)
 	b = binary.LittleEndian.AppendUint16(b, uint16(m.ConnID))
-	b = append(b, byte(m.Client))
+	b = binary.LittleEndian.AppendUint16(b, uint16(m.Client))
 	b = binary.LittleEndian.AppendUint32(b, uint32(m.GameID))
 	b = binary.LittleEndian.AppendUint32(b, m.FrameDur)
 	return appendStr16(b, m.Settings, MaxSettingsLen)
@@ -429,7 +440,7 @@ func ParseAccept(p []byte) (Accept, error) {
 	}
 	m.Nonce = d.u64()
 	m.ConnID = netchan.ConnID(d.u16())
-	m.Client = game.ClientNum(d.u8())
+	m.Client = d.client()
 	m.GameID = game.GameID(d.u32())
 	m.FrameDur = d.u32()
 	m.Settings = d.str16(MaxSettingsLen)

@@ -23,7 +23,7 @@ func TestRoundTrip(t *testing.T) {
 	}{
 		{"connect", conn.Append(nil), nil, func(b []byte) (any, error) { return ParseConnect(b) }, conn},
 		{"connect with token", connTok.Append(nil), nil, func(b []byte) (any, error) { return ParseConnect(b) }, connTok},
-		{"accept", acc.Append(nil), []byte{4, 7, 0, 0, 0, 0, 0, 0, 0, 0x34, 0x12, 3, 0xef, 0xbe, 0xad, 0xde, 0x1a, 0x41, 0, 0, 7, 0, 'm', 'a', 'p', '=', 'o', 'n', 'e'},
+		{"accept", acc.Append(nil), []byte{4, 7, 0, 0, 0, 0, 0, 0, 0, 0x34, 0x12, 3, 0, 0xef, 0xbe, 0xad, 0xde, 0x1a, 0x41, 0, 0, 7, 0, 'm', 'a', 'p', '=', 'o', 'n', 'e'},
 			func(b []byte) (any, error) { return ParseAccept(b) }, acc},
 		{"refuse", ref.Append(nil), nil, func(b []byte) (any, error) { return ParseRefuse(b) }, ref},
 		{"apply verified", app.Append(nil, 7), []byte{4, 2, 11, 0, 0, 0}, func(b []byte) (any, error) { return ParseApply(b, 7) }, app},

@@ -30,9 +30,9 @@ const (
 	XNonceLen = chacha20poly1305.NonceSizeX
 	// sealedAcceptHead is the clear part: kind, nonce, XChaCha20 nonce.
 	sealedAcceptHead = 1 + 8 + XNonceLen
-	// MaxSealedAcceptLen is the largest sealed accept payload (1,118
+	// MaxSealedAcceptLen is the largest sealed accept payload (1,119
 	// bytes), less than ConnectLen: answering never amplifies.
-	MaxSealedAcceptLen = sealedAcceptHead + 2 + 1 + 4 + 4 + SessionRandomLen + 2 + MaxSettingsLen + chacha20poly1305.Overhead
+	MaxSealedAcceptLen = sealedAcceptHead + 2 + 2 + 4 + 4 + SessionRandomLen + 2 + MaxSettingsLen + chacha20poly1305.Overhead
 )
 
 // ErrAuth is returned for a sealed message that does not open with the
@@ -55,12 +55,12 @@ type SealedAccept struct {
 //	kind 6 | nonce u64 | xnonce [24] |
 //	XChaCha20-Poly1305(key, xnonce, associated data = kind and nonce, the
 //	first 9 bytes) of:
-//	  conn id u16 | client u8 | game id u32 | frame duration µs u32 |
+//	  conn id u16 | client u16 | game id u32 | frame duration µs u32 |
 //	  server random [32] | settings (len u16, bytes)
 //	followed by the 16-byte tag.
 func (m SealedAccept) AppendSealed(b []byte, key *[32]byte, xnonce *[XNonceLen]byte) []byte {
 	plain := binary.LittleEndian.AppendUint16(nil, uint16(m.ConnID))
-	plain = append(plain, byte(m.Client))
+	plain = binary.LittleEndian.AppendUint16(plain, uint16(m.Client))
 	plain = binary.LittleEndian.AppendUint32(plain, uint32(m.GameID))
 	plain = binary.LittleEndian.AppendUint32(plain, m.FrameDur)
 	plain = append(plain, m.Random[:]...)
@@ -119,7 +119,7 @@ func OpenSealedAccept(p []byte, key *[32]byte) (SealedAccept, error) {
 	m.Nonce = nonce
 	d := dec{b: plain}
 	m.ConnID = netchan.ConnID(d.u16())
-	m.Client = game.ClientNum(d.u8())
+	m.Client = d.client()
 	m.GameID = game.GameID(d.u32())
 	m.FrameDur = d.u32()
 	copy(m.Random[:], d.need(SessionRandomLen))

@@ -23,7 +23,7 @@ func sealedExample(settings string) SealedAccept {
 func TestSealedAccept(t *testing.T) {
 	m := sealedExample("map=one")
 	b := m.AppendSealed(nil, &sealKey, &sealXN)
-	if want := 1 + 8 + XNonceLen + 2 + 1 + 4 + 4 + SessionRandomLen + 2 + len("map=one") + 16; len(b) != want {
+	if want := 1 + 8 + XNonceLen + 2 + 2 + 4 + 4 + SessionRandomLen + 2 + len("map=one") + 16; len(b) != want {
 		t.Errorf("%d bytes, want %d", len(b), want)
 	}
 	if b[0] != byte(KindSealedAccept) || !bytes.Equal(b[1:9], []byte{8, 7, 6, 5, 4, 3, 2, 1}) || !bytes.Equal(b[9:33], sealXN[:]) {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/snapwire/snapwire/bitmsg"
@@ -98,7 +99,7 @@ func TestWriteCmdDeltaOverflow(t *testing.T) {
 }
 
 // FuzzCmdChain: clients given commands that the frame's command chain holds or not (their own
-// missing, one differing, out of order, out of range, a -128 movement), with PVSs that keep
+// missing or named by Input.Own, one differing, out of order, out of range, a -128 movement), with PVSs that keep
 // or split the chain's stretches, write the same bits (or fail alike) with the cache as without
 // it, frame after frame.
 func FuzzCmdChain(f *testing.F) {
@@ -161,15 +162,18 @@ func checkCmdChain(t *testing.T, data []byte) int {
 			num++
 		}
 		const clients = 3
-		type cl struct{ ref, fast *Encoder }
+		// self is given the frame's commands with the client's own among them, named by
+		// Input.Own, as a server gives every client the same list (issue 25).
+		type cl struct{ ref, fast, self *Encoder }
 		cls := make([]cl, clients)
 		for i := range cls {
 			cls[i].ref = NewEncoder(reg)
 			cls[i].fast = NewEncoder(reg)
+			cls[i].self = NewEncoder(reg)
 		}
 		var cache FrameCache
 		states := newStates()
-		bufA, bufB := make([]byte, 1<<14), make([]byte, 1<<14)
+		bufA, bufB, bufC := make([]byte, 1<<14), make([]byte, 1<<14), make([]byte, 1<<14)
 		for frame := game.Frame(1); frame <= 4; frame++ {
 			for i := range cmds {
 				c := &cmds[i].Cmd
@@ -203,7 +207,14 @@ func checkCmdChain(t *testing.T, data []byte) int {
 					}
 					own = append(own, pc)
 				}
-				if len(own) > 2 && next()%16 == 0 {
+				full, self := own, -1
+				if len(own) > 0 && next()%2 == 0 {
+					self = int(next()) % len(own)
+					full = slices.Clone(own)
+					own = slices.Delete(own, self, self+1)
+				}
+				swapped := len(own) > 2 && next()%16 == 0
+				if swapped {
 					own[0], own[1] = own[1], own[0] // out of order
 				}
 				in := Input{Frame: frame, PVS: &pvs, World: world, States: states, Cmds: own}
@@ -220,9 +231,18 @@ func checkCmdChain(t *testing.T, data []byte) int {
 				if ha != hb || wa.Len() != wb.Len() || !bytes.Equal(wa.Bytes(), wb.Bytes()) {
 					t.Fatalf("frame %d client %d: %d bits with the cache, %d without", frame, ci, wb.Len(), wa.Len())
 				}
+				if self >= 0 && !swapped {
+					in.Cmds, in.Own, in.HasOwn = full, full[self].Entity, true
+				}
+				wc := bitmsg.NewWriter(bufC)
+				hc, errc := cls[ci].self.Build(wc, &in)
+				if errc != nil || hc != ha || !bytes.Equal(wc.Bytes(), wa.Bytes()) {
+					t.Fatalf("frame %d client %d: %d bits with its own command named by Own, %d without it (%v)", frame, ci, wc.Len(), wa.Len(), errc)
+				}
 				if ha.Seq > 1 {
 					cls[ci].ref.Ack(ha.Seq - 1)
 					cls[ci].fast.Ack(hb.Seq - 1)
+					cls[ci].self.Ack(hc.Seq - 1)
 				}
 			}
 		}

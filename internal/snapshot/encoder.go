@@ -52,8 +52,14 @@ type Input struct {
 	States []game.Snapshotter
 	// Cmds holds the latest commands of the other players, ascending by
 	// entity; those whose entity is not in the PVS are skipped (DOOM III
-	// §3.2). Leave out the receiving client's own player.
+	// §3.2). Leave out the receiving client's own player, or name it in
+	// Own.
 	Cmds []game.PlayerCmd
+	// Own, when HasOwn, is the receiving client's player entity: its
+	// command in Cmds is not written (the client has its own commands), so
+	// a server gives every client of a frame the same Cmds.
+	Own    game.EntityNum
+	HasOwn bool
 	// Events holds the unreliable events for this snapshot (DOOM III §8),
 	// at most MaxEvents.
 	Events []game.Event
@@ -237,7 +243,11 @@ func (e *Encoder) build(w *bitmsg.Writer, in *Input, h *Header, p *pending) erro
 	}
 
 	// Latest commands of the other players in the PVS (DOOM III §2, §3.2).
-	if err := e.writeCmds(w, in.Cmds, cache); err != nil {
+	own := -1
+	if in.HasOwn {
+		own = int(in.Own)
+	}
+	if err := e.writeCmds(w, in.Cmds, own, cache); err != nil {
 		return err
 	}
 	writeEnd(w)
@@ -312,14 +322,15 @@ func (e *Encoder) Ack(seq Seq) (msg ApplyMessage, ok bool) {
 // or more, a command whose bits are the next element of the frame's command chain (the command
 // written before it being the element before, with no member between their entities) is
 // copied from the chain, a stretch of them in one go. planCmds decides, without a call (its
-// values stay in registers); the writes follow.
-func (e *Encoder) writeCmds(w *bitmsg.Writer, cmds []game.PlayerCmd, cache *FrameCache) error {
+// values stay in registers); the writes follow. The command of entity own (-1: none) is not
+// written.
+func (e *Encoder) writeCmds(w *bitmsg.Writer, cmds []game.PlayerCmd, own int, cache *FrameCache) error {
 	if cache == nil || len(cmds) < chainMinCmds {
-		return e.writeCmdsDirect(w, cmds)
+		return e.writeCmdsDirect(w, cmds, own)
 	}
 	ch := cache.chain(cmds)
 	e.cmdOps = slices.Grow(e.cmdOps[:0], len(cmds))
-	ops, ok := planCmds(e.cmdOps[:len(cmds)], cmds, &e.pvs, ch.ents)
+	ops, ok := planCmds(e.cmdOps[:len(cmds)], cmds, own, &e.pvs, ch.ents)
 	if !ok {
 		return fmt.Errorf("%w: commands not in ascending entity order", ErrInput)
 	}
@@ -349,7 +360,7 @@ func (e *Encoder) writeCmds(w *bitmsg.Writer, cmds []game.PlayerCmd, cache *Fram
 const chainMinCmds = 32
 
 // writeCmdsDirect is writeCmds without the chain: every command written against the one before.
-func (e *Encoder) writeCmdsDirect(w *bitmsg.Writer, cmds []game.PlayerCmd) error {
+func (e *Encoder) writeCmdsDirect(w *bitmsg.Writer, cmds []game.PlayerCmd, own int) error {
 	prev, j := -1, 0 // the member index of the last command written; the member walk
 	var zero game.UserCmd
 	last, members := &zero, e.members
@@ -357,6 +368,9 @@ func (e *Encoder) writeCmdsDirect(w *bitmsg.Writer, cmds []game.PlayerCmd) error
 		c := &cmds[i]
 		if i > 0 && c.Entity <= cmds[i-1].Entity {
 			return fmt.Errorf("%w: commands not in ascending entity order", ErrInput)
+		}
+		if int(c.Entity) == own {
+			continue
 		}
 		for j < len(members) && members[j].num < c.Entity {
 			j++
@@ -381,23 +395,32 @@ type cmdOp struct {
 }
 
 // planCmds returns the steps that write the commands of cmds whose entities are in pvs (the
-// live PVS), in ops (len(ops) >= len(cmds): there is at most one step per command), and false
-// if cmds are not in ascending entity order.
-func planCmds(ops []cmdOp, cmds []game.PlayerCmd, pvs *PVS, chain []chainEnt) ([]cmdOp, bool) {
+// live PVS) other than entity own's, in ops (len(ops) >= len(cmds): there is at most one step
+// per command), and false if cmds are not in ascending entity order.
+func planCmds(ops []cmdOp, cmds []game.PlayerCmd, own int, pvs *PVS, chain []chainEnt) ([]cmdOp, bool) {
+	// The order first: the walk below jumps over commands.
+	for i := 1; i < len(cmds); i++ {
+		if cmds[i].Entity <= cmds[i-1].Entity {
+			return nil, false
+		}
+	}
 	k := 0                  // steps so far
 	prevEnt, last := -1, -1 // the entity and the command index of the last command written
 	ci, next := 0, -1       // the chain's element for the command; the element that would go on a stretch
 	for i := 0; i < len(cmds); i++ {
 		c := &cmds[i]
-		if i > 0 && c.Entity <= cmds[i-1].Entity {
-			return nil, false
-		}
 		ent := int(c.Entity) & (game.MaxEntities - 1)
-		if int(c.Entity) != ent || pvs[ent/32]&(1<<(ent%32)) == 0 {
-			continue // not in the live PVS
+		if int(c.Entity) != ent {
+			break // out of range, and so are the commands after it
 		}
-		for ci < len(chain) && int(chain[ci].num) < ent {
-			ci++
+		if pvs[ent/32]&(1<<(ent%32)) == 0 || ent == own {
+			// Not in the live PVS, or the client's own: on to the first command at or after the
+			// next member, so that a client's walk follows its PVS, not the players (issue 25).
+			i += cmdsBelow(cmds[i+1:], pvs.next(ent+1))
+			continue
+		}
+		if ci < len(chain) && int(chain[ci].num) < ent {
+			ci += chainBelow(chain[ci:], ent)
 		}
 		onChain := ci < len(chain) && int(chain[ci].num) == ent && chain[ci].key == cmdKey(&c.Cmd) &&
 			chain[ci].pitch == c.Cmd.Pitch
@@ -410,7 +433,7 @@ func planCmds(ops []cmdOp, cmds []game.PlayerCmd, pvs *PVS, chain []chainEnt) ([
 		next = -1
 		if onChain {
 			// The commands after it that go on along the chain, copied with it.
-			if n := chainStretch(cmds[i:], chain[ci:], pvs); n > 0 {
+			if n := chainStretch(cmds[i:], chain[ci:], own, pvs); n > 0 {
 				if ops[k-1].cmd >= 0 {
 					ops[k] = cmdOp{cmd: -1, from: chain[ci].end}
 					k++
@@ -427,13 +450,14 @@ func planCmds(ops []cmdOp, cmds []game.PlayerCmd, pvs *PVS, chain []chainEnt) ([
 
 // chainStretch returns how many commands after cmds[0], whose bits are chain[0]'s, have the bits
 // of the chain's next elements: each in pvs, with no member of pvs between it and the one
-// before (within one word of pvs here; planCmds looks further), and equal to the element.
-func chainStretch(cmds []game.PlayerCmd, chain []chainEnt, pvs *PVS) int {
+// before (within one word of pvs here; planCmds looks further), and equal to the element; the
+// stretch ends before entity own's command.
+func chainStretch(cmds []game.PlayerCmd, chain []chainEnt, own int, pvs *PVS) int {
 	k := 1
 	for ; k < len(cmds) && k < len(chain); k++ {
 		c, ce := &cmds[k], &chain[k]
 		num := c.Entity
-		if num != ce.num || num >= game.MaxEntities || ce.key != cmdKey(&c.Cmd) || ce.pitch != c.Cmd.Pitch {
+		if num != ce.num || num >= game.MaxEntities || ce.key != cmdKey(&c.Cmd) || ce.pitch != c.Cmd.Pitch || int(num) == own {
 			break
 		}
 		// The command before is the element before, whose number is below num (the chain
