@@ -35,7 +35,7 @@ func ExampleRunner_Do() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go srv.Run(ctx)
-	forward := client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{Forward: 2} })
+	forward := client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{Right: 2} })
 	r, err := client.Dial(srv.Addr().String(), client.Config{Name: "viewer"}, guide.New(), forward)
 	if err != nil {
 		fmt.Println(err)

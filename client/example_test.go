@@ -28,7 +28,7 @@ func Example() {
 	srv, _ := server.New(server.Config{Advanced: server.Advanced{VerifyBase: true}}, world, "",
 		server.SendFunc(func(to netip.AddrPort, p []byte) { srvEP.WriteTo(p, to) }))
 	forward := int8(2)
-	input := client.InputFunc(func(client.Input) game.UserCmd { return game.UserCmd{Forward: forward} })
+	input := client.InputFunc(func(client.Input) game.UserCmd { return game.UserCmd{Right: forward} })
 	cli, _ := client.New(client.Config{Name: "ranger"}, guide.New(), input,
 		client.SendFunc(func(to netip.AddrPort, p []byte) { cliEP.WriteTo(p, to) }))
 	cli.Connect(0, srvEP.Addr())

@@ -47,7 +47,7 @@ func (dotsDrawing) Draw(screen *ebiten.Image, v *play.View) {
 // simulator, the player's client holding "forward", the net graph and
 // the knobs over the game's drawing. Run returns when the window closes.
 func Example() {
-	forward := client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{Frame: in.Frame, Forward: 3} })
+	forward := client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{Frame: in.Frame, Right: 3} })
 	s, err := play.Local(guide.New(), guide.New(), "", forward)
 	if err != nil {
 		log.Fatal(err)
