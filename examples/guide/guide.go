@@ -27,6 +27,10 @@ type Dot struct {
 	Client game.ClientNum `snap:"bits=6"` // the player it belongs to
 }
 
+// Position makes a dot a client.Positioner: the window draws it blended
+// between frames, and the client measures its prediction error.
+func (d *Dot) Position() (x, y, z float32) { return float32(d.X), float32(d.Y), 0 }
+
 // Say is a game message both ways: a client's taunt to the server, and
 // the server's line to every client: a relayed taunt, or "it" from the
 // player who was just tagged.
