@@ -94,9 +94,13 @@ func (g *Game) Visible(c game.ClientNum, set game.EntitySet) {
 	}
 }
 
-// Relay passes a client's taunt on to everyone, signed
-// (server.Config.OnMessage; Say is the only message type registered).
-func (g *Game) Relay(from game.ClientNum, m game.Message) { g.Announce(&Say{from, m.(*Say).Text}) }
+// Relay passes a client's taunt on to everyone, signed with its sender
+// (server.Config.OnMessage).
+func (g *Game) Relay(from game.ClientNum, m game.Message) {
+	if say, ok := m.(*Say); ok {
+		g.Announce(&Say{From: from, Text: say.Text})
+	}
+}
 
 // Bot is a player's input (client.InputFunc): walk up while it, else
 // stand. The client tells it its player (in.Player), read from g, the
