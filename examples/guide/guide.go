@@ -102,11 +102,11 @@ func (g *Game) Relay(from game.ClientNum, m game.Message) {
 	}
 }
 
-// Bot is a player's input (client.InputFunc): walk up while it, else
-// stand. The client tells it its player (in.Player), read from g, the
+// Bot is a player's input (client.InputFunc): walk up while it and not
+// alone, else stand. The client tells it its player (in.Player), read from g, the
 // client's own game.
 func (g *Game) Bot(in client.Input) game.UserCmd {
-	if e, _ := g.Entity(in.Player); in.HasPlayer && e.(*Dot).It {
+	if e, _ := g.Entity(in.Player); in.HasPlayer && e.(*Dot).It && g.Len() > 1 {
 		return game.UserCmd{Forward: 1}
 	}
 	return game.UserCmd{}
