@@ -12,10 +12,10 @@ import (
 )
 
 // The guide's program: a server and two clients of the tag game over a
-// simulated link (50 ms each way, 5% loss), 10 s of virtual time that run
+// simulated link (50 ms each way, 5% loss), 5 s of virtual time that run
 // in a few milliseconds. Both clients play Bot: whoever is it walks up
-// (once not alone). The first to join is it and tags the second, 16 above; the
-// second taunts. Both clients hear the taunt and the tag once each, and
+// (once not alone). The first to join is it and tags the second, 16
+// above; the second taunts. Both clients hear the taunt and the tag once each, and
 // predict the server's dots (ahead of them by their lead, a few frames).
 func TestGuide(t *testing.T) {
 	net, world, heard := netsim.New(1), New(), map[Say]int{}
