@@ -25,7 +25,7 @@ type drawn struct {
 // copies what the picture shows (positions, statistics) into the
 // renderer's own buffer, which is drawn after Do returns. The input
 // callback runs on the owner too and may read the world directly; here it
-// holds "forward 2", so the player's dot moves ahead.
+// holds "right 2", so the player's dot moves ahead.
 func ExampleRunner_Do() {
 	srv, err := server.Listen("127.0.0.1:0", server.Config{}, guide.New(), "")
 	if err != nil {
@@ -35,8 +35,8 @@ func ExampleRunner_Do() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go srv.Run(ctx)
-	forward := client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{Forward: 2} })
-	r, err := client.Dial(srv.Addr().String(), client.Config{Name: "viewer"}, guide.New(), forward)
+	right := client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{Right: 2} })
+	r, err := client.Dial(srv.Addr().String(), client.Config{Name: "viewer"}, guide.New(), right)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -16,7 +16,7 @@ import (
 // server over a simulated link (30 ms ± 10 ms, 10% loss) in virtual time,
 // jumping from one thing to do to the next. It predicts its dot with the
 // game's own RunFrame, and each snapshot overwrites the dot and
-// re-predicts (DOOM III §2). It holds "forward 2" for 2 s, then lets go,
+// re-predicts (DOOM III §2). It holds "right 2" for 2 s, then lets go,
 // and its dot settles where the server's is. Every "apply S" leaves its
 // common base equal to the server's (§4.2), which Config.VerifyBase checks.
 func Example() {
@@ -27,8 +27,8 @@ func Example() {
 	world := guide.New()
 	srv, _ := server.New(server.Config{Advanced: server.Advanced{VerifyBase: true}}, world, "",
 		server.SendFunc(func(to netip.AddrPort, p []byte) { srvEP.WriteTo(p, to) }))
-	forward := int8(2)
-	input := client.InputFunc(func(client.Input) game.UserCmd { return game.UserCmd{Forward: forward} })
+	right := int8(2)
+	input := client.InputFunc(func(client.Input) game.UserCmd { return game.UserCmd{Right: right} })
 	cli, _ := client.New(client.Config{Name: "ranger"}, guide.New(), input,
 		client.SendFunc(func(to netip.AddrPort, p []byte) { cliEP.WriteTo(p, to) }))
 	cli.Connect(0, srvEP.Addr())
@@ -39,7 +39,7 @@ func Example() {
 			cli.HandlePacket(now, buf[:n])
 		}
 		if now >= 2*time.Second {
-			forward = 0
+			right = 0
 		}
 		cli.Advance(now)
 		for n, from, ok := srvEP.ReadFrom(buf); ok; n, from, ok = srvEP.ReadFrom(buf) {

@@ -20,8 +20,8 @@ import (
 	"github.com/snapwire/snapwire/play"
 )
 
-// dotsDrawing draws the guide's game (docs/GUIDE.md): a dot per player on
-// a line across the screen.
+// dotsDrawing draws the guide's game (docs/GUIDE.md) by x alone: a dot
+// per player on a line across the screen (Example_guide draws the field).
 type dotsDrawing struct{}
 
 func (dotsDrawing) Draw(screen *ebiten.Image, v *play.View) {
@@ -44,11 +44,11 @@ func (dotsDrawing) Draw(screen *ebiten.Image, v *play.View) {
 }
 
 // The guide's game in a window: a server in this process over the link
-// simulator, the player's client holding "forward", the net graph and
+// simulator, the player's client holding "right", the net graph and
 // the knobs over the game's drawing. Run returns when the window closes.
 func Example() {
-	forward := client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{Frame: in.Frame, Forward: 3} })
-	s, err := play.Local(guide.New(), guide.New(), "", forward)
+	right := client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{Frame: in.Frame, Right: 3} })
+	s, err := play.Local(guide.New(), guide.New(), "", right)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -28,9 +28,9 @@ func Example() {
 		server.SendFunc(func(to netip.AddrPort, p []byte) { srvEP.WriteTo(p, to) }))
 	var eps []*netsim.Endpoint
 	var players []*client.Client
-	for i, forward := range []int8{3, -1} {
+	for i, right := range []int8{3, -1} {
 		ep, _ := net.Listen(netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 0, 0, byte(2 + i)}), 50000))
-		hold := client.InputFunc(func(client.Input) game.UserCmd { return game.UserCmd{Forward: forward} })
+		hold := client.InputFunc(func(client.Input) game.UserCmd { return game.UserCmd{Right: right} })
 		c, _ := client.New(client.Config{Name: fmt.Sprint("player", i)}, guide.New(), hold,
 			client.SendFunc(func(to netip.AddrPort, p []byte) { ep.WriteTo(p, to) }))
 		c.Connect(0, srvEP.Addr())

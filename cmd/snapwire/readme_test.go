@@ -114,19 +114,6 @@ func TestREADMEFigures(t *testing.T) {
 	compareFigures(t, "player width", findFigures(t, readme, "a player is (\\d+) wide: `refgame.PlayerRadius` (\\d+); a tile is (\\d+)"),
 		[]float64{2 * refgame.PlayerRadius, refgame.PlayerRadius, refgame.TileSize})
 
-	// The guide's size: lines of code (not blank, not comment) of the
-	// program and the test that runs it.
-	var lines float64
-	for _, f := range []string{"examples/guide/guide.go", "examples/guide/guide_test.go"} {
-		for _, l := range strings.Split(readRepoFile(t, f), "\n") {
-			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "//") {
-				lines++
-			}
-		}
-	}
-	compareFigures(t, "guide lines (README)", findFigures(t, readme, `a server and a client, (\d+) lines, tested`), []float64{lines})
-	compareFigures(t, "guide lines (docs/GUIDE.md)", findFigures(t, collapseSpace(readRepoFile(t, "docs/GUIDE.md")), `(\d+) lines of code with the test that runs it`), []float64{lines})
-
 	// Figures quoted from BENCHMARKS.md (a full bench run takes minutes):
 	// checked against the committed report.
 	bench := collapseSpace(readRepoFile(t, "BENCHMARKS.md"))

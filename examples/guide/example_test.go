@@ -7,22 +7,36 @@ import (
 	"github.com/snapwire/snapwire/game"
 )
 
-// The game alone, as the server runs it: a player joins, and three frames
-// of its "forward 2" command move its dot; the client predicts it with the
-// same RunFrame (the network part is TestGuide and docs/GUIDE.md).
+// The game alone, as the server runs it: two players join, the first is
+// it and walks up its column into the second, tags it and is announced;
+// the second must then wait 60 frames before it can tag back. A client
+// predicts with the same RunFrame (the network part is TestGuide and
+// docs/GUIDE.md).
 func Example() {
 	g := guide.New()
+	g.Announce = func(m game.Message) error {
+		fmt.Printf("announced: client %d is %s\n", m.(*guide.Say).From, m.(*guide.Say).Text)
+		return nil
+	}
 	if err := g.Load(""); err != nil {
 		panic(err)
 	}
-	if err := g.ClientConnected(0); err != nil {
-		panic(err)
+	for c := range game.ClientNum(2) {
+		if err := g.ClientConnected(c); err != nil {
+			panic(err)
+		}
 	}
-	n, _ := g.PlayerEntity(0)
-	for f := game.Frame(1); f <= 3; f++ {
-		g.RunFrame(&game.Tick{Frame: f, Cmds: []game.PlayerCmd{{Entity: n, Cmd: game.UserCmd{Forward: 2}}}, Events: game.Discard})
+	it, _ := g.PlayerEntity(0)
+	other, _ := g.PlayerEntity(1)
+	cmds := []game.PlayerCmd{{Entity: it, Cmd: game.UserCmd{Forward: 1}}, {Entity: other}}
+	for f := game.Frame(1); f <= 20; f++ {
+		g.RunFrame(&game.Tick{Frame: f, Cmds: cmds, Events: game.Discard})
 	}
-	e, _ := g.Entity(n)
-	fmt.Println("dot at", e.(*guide.Dot).X)
-	// Output: dot at 6
+	for _, e := range g.Entities() {
+		fmt.Printf("%+v\n", *e.(*guide.Dot))
+	}
+	// Output:
+	// announced: client 1 is it
+	// {X:0 Y:-20 It:false Wait:0 Client:0}
+	// {X:0 Y:-16 It:true Wait:49 Client:1}
 }

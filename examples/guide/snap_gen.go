@@ -2,21 +2,51 @@
 
 package guide
 
-import "github.com/snapwire/snapwire/bitmsg"
+import (
+	"github.com/snapwire/snapwire/bitmsg"
+	"github.com/snapwire/snapwire/game"
+)
 
 // SnapFields returns Dot's wire layout, one "name kind" entry per field in wire order
 // (game.Declared).
 func (d *Dot) SnapFields() string {
-	return "X int bits=20"
+	return "X int[-1024,1024];Y int[-1024,1024];It bool;Wait uint bits=8;Client uint bits=6"
 }
 
 // WriteSnapshot writes Dot's declared fields in order (DOOM III §5 WriteToSnapshot).
 func (d *Dot) WriteSnapshot(w *bitmsg.DeltaWriter) {
-	w.WriteInt(d.X, 20)
+	w.WriteRangedInt(d.X, -Edge, Edge)
+	w.WriteRangedInt(d.Y, -Edge, Edge)
+	w.WriteBool(d.It)
+	w.WriteUint8(d.Wait)
+	w.WriteBits(uint32(d.Client), 6)
 }
 
 // ReadSnapshot reads what WriteSnapshot wrote (DOOM III §5 ReadFromSnapshot):
 // every value lands in its declared range, whatever the input.
 func (d *Dot) ReadSnapshot(r *bitmsg.DeltaReader) {
-	d.X = r.ReadInt(20)
+	d.X = r.ReadRangedInt(-Edge, Edge)
+	d.Y = r.ReadRangedInt(-Edge, Edge)
+	d.It = r.ReadBool()
+	d.Wait = r.ReadUint8()
+	d.Client = game.ClientNum(r.ReadBits(6))
+}
+
+// SnapFields returns Say's wire layout, one "name kind" entry per field in wire order
+// (game.Declared).
+func (s *Say) SnapFields() string {
+	return "From uint bits=6;Text string max=40"
+}
+
+// WriteMessage writes Say's declared fields in order (game.Message).
+func (s *Say) WriteMessage(w *bitmsg.Writer) {
+	w.WriteBits(uint32(s.From), 6)
+	w.WriteString(s.Text, 40)
+}
+
+// ReadMessage reads what WriteMessage wrote (game.Message):
+// every value lands in its declared range, whatever the input.
+func (s *Say) ReadMessage(r *bitmsg.Reader) {
+	s.From = game.ClientNum(r.ReadBits(6))
+	s.Text = r.ReadString(40)
 }

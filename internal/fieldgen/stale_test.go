@@ -117,9 +117,9 @@ func TestStaleDetected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed := strings.Replace(string(b), "`snap:\"bits=20\"`", "`snap:\"bits=21\"`", 1)
+	changed := strings.Replace(string(b), "`snap:\"bits=6\"`", "`snap:\"bits=7\"`", 1)
 	if changed == string(b) {
-		t.Fatal("guide.go has no `snap:\"bits=20\"` tag to change")
+		t.Fatal("guide.go has no `snap:\"bits=6\"` tag to change")
 	}
 	if err := os.WriteFile(name, []byte(changed), 0o644); err != nil {
 		t.Fatal(err)

@@ -22,9 +22,9 @@ func Example() {
 	for i := range 2 {
 		games[i] = guide.New()
 		games[i].Load("")
-		forward := int8(1 + i) // peer 0 moves 1 a frame, peer 1 moves 2
+		right := int8(1 + i) // peer 0 moves 1 a frame, peer 1 moves 2
 		p, err := lockstep.New(lockstep.Config{Peers: 2, Me: i, Key: key}, games[i],
-			func(f game.Frame) game.UserCmd { return game.UserCmd{Forward: forward} },
+			func(f game.Frame) game.UserCmd { return game.UserCmd{Right: right} },
 			func(to int, pkt []byte) { peers[to].HandlePacket(i, pkt) })
 		if err != nil {
 			panic(err)
