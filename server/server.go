@@ -600,8 +600,7 @@ func (s *Server) buildSnapshots(wk, workers int, ready []*client) {
 		if c.snapBuf == nil {
 			c.snapBuf = make([]byte, len(s.buf))
 		}
-		c.snapW.Reset(c.snapBuf)
-		c.buildErr = c.buildSnapshot(&c.snapW, v)
+		c.buildErr = c.buildSnapshot(&c.snapW, c.snapBuf, v)
 	}
 }
 

@@ -1,0 +1,214 @@
+package server
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/snapwire/snapwire/bitmsg"
+	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/snapshot"
+)
+
+// The bandwidth budget by priority (Config.Rate; issue 25). When a client's
+// snapshot would not fit in the bytes its rate allows now, the server sends
+// the entities of its PVS that matter most and holds the others at their
+// base states (snapshot.Input.Hold): the common base stays exact on both
+// ends, and the client keeps predicting what it was not sent from the state
+// it has (DOOM III §4.2). An entity's priority is an accumulator, Glenn
+// Fiedler's ("State Synchronization", 2015): each snapshot adds the entity's
+// relevance to this client, sending it sets it back to zero, so priority
+// grows with the time since the entity was last sent and with its
+// relevance, as Unreal's prioritizers weigh time since the last update by
+// distance (NetPriority). Relevance is the game's (relevancer), or else the
+// inverse of the distance from the client's player entity (both entities
+// implementing Positioner), or else 1 for all. The whole snapshot is
+// skipped only when not even its other parts fit.
+
+// relevancer is an optional interface of a Game: Relevance returns how much
+// entity n matters to client c, >= 0 (NaN and negative count as 0). Its
+// scale is free: priorities compare relevances summed over snapshots. A
+// game implements it when distance from the player is not what matters
+// (a teammate across the map, a boss, the ball).
+type relevancer interface {
+	Relevance(c game.ClientNum, n game.EntityNum) float32
+}
+
+// budgetMaxBuilds bounds the builds of one snapshot under a budget: the
+// first with the count the last snapshot learned, smaller ones after an
+// overflow, the last holding every entity it may.
+const budgetMaxBuilds = 4
+
+// errNothingFits: not even the snapshot with every entity held fits in the
+// client's budget; the snapshot is skipped (counted in SnapshotsSkipped).
+var errNothingFits = errors.New("server: the snapshot does not fit in the client's rate")
+
+// priorityBudget is one client's state for the budget by priority.
+type priorityBudget struct {
+	// bytes is the payload the snapshot being built may take (the channel's
+	// SendBudget at prepareSnapshot, at now), -1 without a rate.
+	bytes int
+	now   time.Duration
+	// acc holds the priority accumulated per entity number since it was last
+	// sent; rank the entity's place in this snapshot's order (0 first),
+	// valid for the members of order.
+	acc   []float32
+	rank  []int32
+	order []rankedEnt
+	// send is how many of order this build sends (the others are held),
+	// next the count the next snapshot starts from.
+	send, next int
+	// hold is Input.Hold for a budgeted build: made once (no allocation
+	// per snapshot).
+	hold func(n game.EntityNum) bool
+}
+
+// rankedEnt is a PVS member and its priority.
+type rankedEnt struct {
+	num game.EntityNum
+	pri float32
+}
+
+// prioritize sets the snapshot's budget and, when there is one, orders the
+// client's PVS (c.pvs, just filled) by priority. It runs on the match's
+// goroutine, so that the game is asked from there.
+func (c *client) prioritize(now time.Duration) {
+	p := &c.prio
+	p.bytes, p.now = c.ch.SendBudget(now), now
+	if p.bytes < 0 {
+		return
+	}
+	if p.acc == nil {
+		p.acc = make([]float32, game.MaxEntities)
+		p.rank = make([]int32, game.MaxEntities)
+		p.next = math.MaxInt32
+		p.hold = func(n game.EntityNum) bool { return p.rank[n&(game.MaxEntities-1)] >= int32(p.send) }
+	}
+	s := c.s
+	rel, byGame := s.g.(relevancer)
+	var px, py, pz float32
+	byDistance := false
+	if !byGame {
+		if ent, ok := s.g.PlayerEntity(c.num); ok {
+			if e, _ := s.g.Entity(ent); e != nil {
+				if pos, ok := e.(Positioner); ok {
+					px, py, pz = pos.Position()
+					byDistance = true
+				}
+			}
+		}
+	}
+	p.order = p.order[:0]
+	for n := range c.pvs.All() {
+		e, _ := s.g.Entity(n)
+		if e == nil {
+			continue // not written: takes no place in the order
+		}
+		r := float32(1)
+		switch {
+		case byGame:
+			r = rel.Relevance(c.num, n)
+			if !(r > 0) { // NaN too
+				r = 0
+			}
+		case byDistance:
+			if pos, ok := e.(Positioner); ok {
+				x, y, z := pos.Position()
+				dx, dy, dz := x-px, y-py, z-pz
+				// 1/distance, finite at the player's own position.
+				r = 1 / max(float32(math.Sqrt(float64(dx*dx+dy*dy+dz*dz))), 1e-3)
+			}
+		}
+		p.acc[n] += r
+		p.order = append(p.order, rankedEnt{num: n, pri: p.acc[n]})
+	}
+	slices.SortFunc(p.order, func(a, b rankedEnt) int {
+		switch {
+		case a.pri > b.pri:
+			return -1
+		case a.pri < b.pri:
+			return 1
+		}
+		return int(a.num) - int(b.num)
+	})
+	for i, m := range p.order {
+		p.rank[m.num] = int32(i)
+	}
+}
+
+// buildWithin builds the client's snapshot of c.in into buf within its
+// budget (c.prio.bytes): first sending as many entities as the last
+// snapshot learned fit, fewer after an overflow (the encoder records
+// nothing on an error), then none but the spawns; if even that does not
+// fit, the snapshot is skipped, unless the channel's limiter allows it
+// whole (a message larger than the bucket goes when the bucket is full:
+// a spawn burst on entering the game). It learns the count for the next
+// snapshot: more when this one left room.
+func (c *client) buildWithin(w *bitmsg.Writer, buf []byte) (snapshot.Header, error) {
+	p := &c.prio
+	n := len(p.order)
+	capBytes := min(p.bytes, len(buf))
+	send := min(p.next, n)
+	defer func() { c.in.Hold = nil }()
+	for build := 1; ; build++ {
+		if build == budgetMaxBuilds {
+			send = 0
+		}
+		p.send = send
+		c.in.Hold = p.hold
+		if send == n {
+			c.in.Hold = nil // nothing held: the FrameCache's runs stay usable
+		}
+		w.Reset(buf[:capBytes])
+		w.WriteUint32(uint32(c.s.gameID))
+		h, err := c.enc.Build(w, &c.in)
+		if err == nil {
+			c.budgetSent(send, w.Len(), capBytes*8)
+			return h, nil
+		}
+		if !errors.Is(err, bitmsg.ErrOverflow) || capBytes == len(buf) {
+			return h, err
+		}
+		c.stats.BudgetRebuilds++
+		if send == 0 {
+			break
+		}
+		send /= 2
+	}
+	// Nothing fits: the limiter's own rule for a message larger than the
+	// bucket (allowed when the bucket is full), with every entity held that
+	// may be; else the snapshot is skipped, unbuilt.
+	if !c.ch.CanSend(p.now, len(buf)) {
+		return snapshot.Header{}, errNothingFits
+	}
+	w.Reset(buf)
+	w.WriteUint32(uint32(c.s.gameID))
+	h, err := c.enc.Build(w, &c.in)
+	if err == nil {
+		c.budgetSent(0, w.Len(), len(buf)*8)
+	}
+	return h, err
+}
+
+// budgetSent records a snapshot built with the first send entities of the
+// order in usedBits of capBits: their accumulators start again, the held
+// ones are counted, and the count for the next snapshot is learned (grown
+// by half the room left in proportion, Fiedler's "packet budget" filled
+// from the top of the priority order).
+func (c *client) budgetSent(send, usedBits, capBits int) {
+	p := &c.prio
+	for _, m := range p.order[:send] {
+		p.acc[m.num] = 0
+	}
+	n := len(p.order)
+	if send < n {
+		c.stats.SnapshotsTrimmed++
+		c.stats.EntitiesHeld += uint64(n - send)
+	}
+	next := send
+	if room := capBits - usedBits; room > capBits/16 && usedBits > 0 {
+		next += max(1, send*room/(2*usedBits))
+	}
+	p.next = min(max(next, 1), n+1)
+}
