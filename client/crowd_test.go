@@ -456,3 +456,48 @@ func TestCrowdWithinRate(t *testing.T) {
 		}
 	}
 }
+
+// Project rule: the server serving clients within their rate by priority
+// (ordering the PVS, building to the budget, building again after an
+// overflow) allocates nothing in steady state, and neither do the clients
+// predicting the walkers they were not sent.
+func TestCrowdWithinRateAllocs(t *testing.T) {
+	st := newCrowdSteady(t)
+	st.run(40 * time.Second)
+	before := serverhook.Clients(st.srv)
+	if len(before) != 3 {
+		t.Fatalf("%d clients connected", len(before))
+	}
+	if allocs := testing.AllocsPerRun(50, func() { st.run(100 * time.Millisecond) }); allocs != 0 {
+		t.Errorf("%v allocations per 100 ms (server and 3 clients within the rate)", allocs)
+	}
+	for i, a := range serverhook.Clients(st.srv) {
+		b := before[i]
+		if a.SnapshotsTrimmed-b.SnapshotsTrimmed < 90 || a.SnapshotsSkipped != b.SnapshotsSkipped || a.BudgetRebuilds == 0 {
+			t.Errorf("client %d: %d snapshots trimmed, %d skipped, %d rebuilds in all: not the budgeted path",
+				a.Num, a.SnapshotsTrimmed-b.SnapshotsTrimmed, a.SnapshotsSkipped-b.SnapshotsSkipped, a.BudgetRebuilds)
+		}
+	}
+}
+
+func newCrowdSteady(t *testing.T) *steady {
+	st := &steady{p: pipe{latency: 30 * time.Millisecond}}
+	cfg := server.Config{MaxClients: crowdMaxClients, Rate: 8000}
+	var err error
+	st.srv, err = server.New(serverhook.With(cfg, serverhook.Hooks{Seed: 25}), newCrowdGame(false), "",
+		server.SendFunc(func(to netip.AddrPort, pkt []byte) { st.p.push(st.now, serverAddr, to, pkt) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		from := clientAddr(i)
+		c, err := client.New(client.Config{}, newCrowdGame(true), client.InputFunc(func(client.Input) game.UserCmd { return game.UserCmd{} }),
+			client.SendFunc(func(to netip.AddrPort, pkt []byte) { st.p.push(st.now, from, to, pkt) }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Connect(0, serverAddr)
+		st.cls = append(st.cls, c)
+	}
+	return st
+}

@@ -147,16 +147,16 @@ func (c *client) prioritize(now time.Duration) {
 
 // buildWithin builds the client's snapshot of c.in into buf within its
 // budget (c.prio.bytes): first sending as many entities as the last
-// snapshot learned fit, fewer after an overflow (the encoder records
-// nothing on an error), then none but the spawns; if even that does not
-// fit, the snapshot is skipped, unless the channel's limiter allows it
-// whole (a message larger than the bucket goes when the bucket is full:
-// a spawn burst on entering the game). It learns the count for the next
+// snapshot learned fit, fewer after one that does not (retracted: the
+// encoder keeps nothing of it), then none but the spawns; if even that does
+// not fit, the snapshot is skipped, unless the channel's limiter allows it
+// whole (a message larger than the bucket goes when the bucket is full: a
+// spawn burst on entering the game). It learns the count for the next
 // snapshot: more when this one left room.
 func (c *client) buildWithin(w *bitmsg.Writer, buf []byte) (snapshot.Header, error) {
 	p := &c.prio
 	n := len(p.order)
-	capBytes := min(p.bytes, len(buf))
+	budgetBits := p.bytes * 8
 	send := min(p.next, n)
 	defer func() { c.in.Hold = nil }()
 	for build := 1; ; build++ {
@@ -168,36 +168,32 @@ func (c *client) buildWithin(w *bitmsg.Writer, buf []byte) (snapshot.Header, err
 		if send == n {
 			c.in.Hold = nil // nothing held: the FrameCache's runs stay usable
 		}
-		w.Reset(buf[:capBytes])
+		w.Reset(buf)
 		w.WriteUint32(uint32(c.s.gameID))
 		h, err := c.enc.Build(w, &c.in)
-		if err == nil {
-			c.budgetSent(send, w.Len(), capBytes*8)
-			return h, nil
-		}
-		if !errors.Is(err, bitmsg.ErrOverflow) || capBytes == len(buf) {
+		if err != nil {
 			return h, err
 		}
-		c.stats.BudgetRebuilds++
-		if send == 0 {
-			break
+		if w.Len() <= budgetBits {
+			c.budgetSent(send, w.Len(), budgetBits)
+			return h, nil
 		}
+		if send == 0 {
+			// Nothing fits: the limiter's own rule for a message larger
+			// than the bucket (allowed when the bucket is full), with
+			// every entity held that may be; else the snapshot is skipped.
+			if c.ch.CanSend(p.now, (w.Len()+7)/8) {
+				c.budgetSent(0, w.Len(), w.Len())
+				return h, nil
+			}
+			c.enc.Retract(h)
+			return h, errNothingFits
+		}
+		c.enc.Retract(h)
+		c.stats.BudgetRebuilds++
 		p.ceil = send
 		send = min(send*7/8, send-1)
 	}
-	// Nothing fits: the limiter's own rule for a message larger than the
-	// bucket (allowed when the bucket is full), with every entity held that
-	// may be; else the snapshot is skipped, unbuilt.
-	if !c.ch.CanSend(p.now, len(buf)) {
-		return snapshot.Header{}, errNothingFits
-	}
-	w.Reset(buf)
-	w.WriteUint32(uint32(c.s.gameID))
-	h, err := c.enc.Build(w, &c.in)
-	if err == nil {
-		c.budgetSent(0, w.Len(), len(buf)*8)
-	}
-	return h, err
 }
 
 // budgetSent records a snapshot built with the first send entities of the
