@@ -70,6 +70,11 @@ type priorityBudget struct {
 	// hold is Input.Hold for a budgeted build: made once (no allocation
 	// per snapshot).
 	hold func(n game.EntityNum) bool
+	// roomy: the last snapshot held nothing and took at most half its
+	// budget, so this one is built whole first, without ordering the PVS
+	// (ordered false); onMatch: the build runs on the match's goroutine
+	// (not a SnapshotWorkers worker), where the game may be asked.
+	roomy, ordered, onMatch bool
 }
 
 // rankedEnt is a PVS member and its priority.
@@ -78,9 +83,10 @@ type rankedEnt struct {
 	pri float32
 }
 
-// prioritize sets the snapshot's budget and, when there is one, orders the
-// client's PVS (c.pvs, just filled) by priority. It runs on the match's
-// goroutine, so that the game is asked from there.
+// prioritize sets the snapshot's budget and, when there is one and the
+// last snapshot did not leave room to spare, orders the client's PVS
+// (c.pvs, just filled) by priority. It runs on the match's goroutine, so
+// that the game is asked from there.
 func (c *client) prioritize(now time.Duration) {
 	p := &c.prio
 	p.bytes, p.now = c.ch.SendBudget(now), now
@@ -92,6 +98,25 @@ func (c *client) prioritize(now time.Duration) {
 		p.rank = make([]int32, game.MaxEntities)
 		p.next, p.ceil = math.MaxInt32, math.MaxInt32
 		p.hold = func(n game.EntityNum) bool { return p.rank[n&(game.MaxEntities-1)] >= int32(p.send) }
+	}
+	if p.roomy {
+		// Everything went last time with room to spare: built whole
+		// first, ordered only if it does not fit (the order costs about
+		// as much as the build: BenchmarkFrameWithinRate).
+		p.ordered = false
+		return
+	}
+	c.order()
+}
+
+// order orders the client's PVS by priority (p.order, p.rank), adding each
+// member's relevance to its accumulator (all zero after snapshots that
+// held nothing, when the PVS was not ordered).
+func (c *client) order() {
+	p := &c.prio
+	if !p.ordered {
+		clear(p.acc)
+		p.ordered = true
 	}
 	s := c.s
 	rel, byGame := s.g.(relevancer)
@@ -155,17 +180,34 @@ func (c *client) prioritize(now time.Duration) {
 // snapshot: more when this one left room.
 func (c *client) buildWithin(w *bitmsg.Writer, buf []byte) (snapshot.Header, error) {
 	p := &c.prio
-	n := len(p.order)
 	budgetBits := p.bytes * 8
-	send := min(p.next, n)
 	defer func() { c.in.Hold = nil }()
+	if !p.ordered {
+		w.Reset(buf)
+		w.WriteUint32(uint32(c.s.gameID))
+		h, err := c.enc.Build(w, &c.in)
+		if err != nil || w.Len() <= budgetBits {
+			p.roomy = err == nil && w.Len() <= budgetBits/2
+			return h, err
+		}
+		// It grew past the budget: ordered now on the match's goroutine;
+		// in a worker, ranked as the last ordered snapshot ranked them.
+		c.enc.Retract(h)
+		c.stats.BudgetRebuilds++
+		p.roomy = false
+		if p.onMatch {
+			c.order()
+		}
+	}
+	n := len(p.order)
+	send := min(p.next, n)
 	for build := 1; ; build++ {
 		if build == budgetMaxBuilds {
 			send = 0
 		}
 		p.send = send
 		c.in.Hold = p.hold
-		if send == n {
+		if send == n && p.ordered {
 			c.in.Hold = nil // nothing held: the FrameCache's runs stay usable
 		}
 		w.Reset(buf)
@@ -222,4 +264,5 @@ func (c *client) budgetSent(send, usedBits, capBits int) {
 		p.ceil++
 	}
 	p.next = min(max(next, 1), n+1)
+	p.roomy = send == n && usedBits <= capBits/2
 }

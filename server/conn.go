@@ -473,6 +473,7 @@ func (c *client) sendSnapshot(now time.Duration) {
 	if s.cfg.Stopwatch != nil {
 		t0 = s.cfg.Stopwatch()
 	}
+	c.prio.onMatch = true
 	err := c.buildSnapshot(&s.w, s.buf, &s.snapCache)
 	if s.cfg.Stopwatch != nil {
 		s.stats.SnapshotBuildTime.Observe(s.cfg.Stopwatch() - t0)

@@ -600,6 +600,7 @@ func (s *Server) buildSnapshots(wk, workers int, ready []*client) {
 		if c.snapBuf == nil {
 			c.snapBuf = make([]byte, len(s.buf))
 		}
+		c.prio.onMatch = false
 		c.buildErr = c.buildSnapshot(&c.snapW, c.snapBuf, v)
 	}
 }
