@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"fmt"
 	"math"
 	"net/netip"
 	"slices"
@@ -530,6 +531,8 @@ func TestCrowdWithinRateAllocs(t *testing.T) {
 	}
 }
 
+// newCrowdSteady is the crowd game's server within 8000 B/s and three
+// clients, over the allocation-free pipe of steady_test.go.
 func newCrowdSteady(t *testing.T) *steady {
 	st := &steady{p: pipe{latency: 30 * time.Millisecond}}
 	cfg := server.Config{MaxClients: crowdMaxClients, Rate: 8000}
@@ -550,4 +553,48 @@ func newCrowdSteady(t *testing.T) *steady {
 		st.cls = append(st.cls, c)
 	}
 	return st
+}
+
+// Rates far below the crowd's changes (500 to 3000 B/s), over a lossless
+// link: snapshots carry what fits, down to none of the walkers, and those
+// in which nothing fits are skipped and counted (only at the two lowest
+// rates); a build over the budget is retracted, so
+// the snapshots the client receives are numbered without gaps (no loss
+// counted) and the bases and states agree.
+//
+// Guards against: a retracted snapshot that used its sequence number (the
+// client would count a loss), a skip counted as sent or the reverse, the
+// skip returning while something fits.
+func TestCrowdStarvedRate(t *testing.T) {
+	for _, rate := range []int{500, 800, 1500, 3000} {
+		t.Run(fmt.Sprint(rate), func(t *testing.T) {
+			s := newCrowdSim(t, rate, netsim.LinkConfig{Latency: 40 * time.Millisecond}, 0, false)
+			s.now = s.net.Run(s.now, 10*time.Second, s.nodes, s.buf)
+			for i, cc := range s.cls {
+				st, _ := serverhook.Client(s.srv, cc.c.ClientNum())
+				ctr := clienthook.CountersOf(cc.c)
+				t.Logf("client %d at %d B/s: %d snapshots sent, %d skipped, %d trimmed, %d rebuilds; %d received, %d lost",
+					i, rate, st.SnapshotsSent, st.SnapshotsSkipped, st.SnapshotsTrimmed, st.BudgetRebuilds, ctr.SnapshotsReceived, ctr.SnapshotsLost)
+				if cc.c.State() != client.Connected {
+					t.Fatalf("client %d: %v %v", i, cc.c.State(), cc.c.Err())
+				}
+				if ctr.SnapshotsLost != 0 || ctr.SnapshotsReceived < st.SnapshotsSent-4 {
+					t.Errorf("client %d: %d snapshots lost, %d received of %d sent over a lossless link", i, ctr.SnapshotsLost, ctr.SnapshotsReceived, st.SnapshotsSent)
+				}
+				// Below about 1000 B/s the packet's and the snapshot's headers
+				// alone (with UDP/IP's 28 bytes) outgrow what the rate refills
+				// in 50 ms (25 bytes at 500 B/s, 40 at 800).
+				if (rate < 1000) != (st.SnapshotsSkipped > 0) || st.SnapshotsSent < 50 {
+					t.Errorf("client %d: %d snapshots skipped and %d sent at %d B/s", i, st.SnapshotsSkipped, st.SnapshotsSent, rate)
+				}
+				if st.BudgetRebuilds == 0 || st.SnapshotsTrimmed < st.SnapshotsSent/2 {
+					t.Errorf("client %d: %d rebuilds, %d of %d trimmed: the budget does not bind", i, st.BudgetRebuilds, st.SnapshotsTrimmed, st.SnapshotsSent)
+				}
+				if cc.mismatches != 0 || cc.baseBad != 0 || ctr.BaseMismatches != 0 || ctr.DecodeErrors != 0 || ctr.ApplyErrors != 0 || cc.baseChecks < 50 {
+					t.Errorf("client %d: %d state and %d (%d) base mismatches in %d checks, %d decode and %d apply errors",
+						i, cc.mismatches, cc.baseBad, ctr.BaseMismatches, cc.baseChecks, ctr.DecodeErrors, ctr.ApplyErrors)
+				}
+			}
+		})
+	}
 }
