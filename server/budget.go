@@ -142,9 +142,6 @@ func (c *client) order() {
 		switch {
 		case byGame:
 			r = rel.Relevance(c.num, n)
-			if !(r > 0) { // NaN too
-				r = 0
-			}
 		case byDistance:
 			if pos, ok := e.(Positioner); ok {
 				x, y, z := pos.Position()
@@ -152,6 +149,9 @@ func (c *client) order() {
 				// 1/distance², finite at the player's own position.
 				r = 1 / max(dx*dx+dy*dy+dz*dz, 1e-6)
 			}
+		}
+		if !(r > 0) { // negative, or NaN (a NaN position too): would break the order
+			r = 0
 		}
 		p.acc[n] += r
 		p.order = append(p.order, rankedEnt{num: n, pri: p.acc[n]})
