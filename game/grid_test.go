@@ -106,10 +106,14 @@ func TestGridAllocs(t *testing.T) {
 
 // BenchmarkGridVisible: the PVS of one client in an open area where the
 // players stand at a constant density (one per 100×100 units) and each
-// sees a radius of 300 units (about 28 players), for matches of 64 to
-// 1,024 players: with the grid (AddNear) the cost per client stays flat as
-// the match grows; a scan of every player (the "all" cases, what a Visible
-// without the grid does) grows with it.
+// sees a radius of 300 units (20 to 27 players, fewer at the edges of the
+// smaller areas), for matches of 64 to 1,024 players. With the grid
+// (AddNear, cells of 300) a query visits 9 cells and the 43 to 73 entities
+// in them whatever the match's size; its time grows only with the cache
+// misses of a larger table (measured on a shared 2-core machine: 0.2-0.5
+// µs at 64 and 256 players, 1.6-2.3 µs at 1,024). A scan of every player
+// (the "all" cases, what a Visible without the grid does) grows with the
+// match: 0.1, 0.9-1.2 and 6.1-6.5 µs.
 func BenchmarkGridVisible(b *testing.B) {
 	for _, players := range []int{64, 256, 1024} {
 		side := float32(math.Sqrt(float64(players))) * 100
