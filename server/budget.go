@@ -40,9 +40,11 @@ type relevancer interface {
 // overflow, the last holding every entity it may.
 const budgetMaxBuilds = 4
 
-// budgetRelax: a count of entities that overflowed is tried again after
-// this many snapshots that fit (TestCrowdWithinRate: one snapshot in 4 was
-// built twice when it was tried again after every one, one in 10 now).
+// budgetRelax: until the costs are measured (priorityBudget.bitsPerEnt), a
+// count of entities that overflowed is tried again after this many
+// snapshots that fit (TestCrowdWithinRate: one snapshot in 4 was built
+// twice when it was tried again after every one, one in 10 with 8; with
+// the measured costs, one in 12 to one in 33).
 const budgetRelax = 8
 
 // errNothingFits: not even the snapshot with every entity held fits in the
@@ -75,6 +77,15 @@ type priorityBudget struct {
 	// (ordered false); onMatch: the build runs on the match's goroutine
 	// (not a SnapshotWorkers worker), where the game may be asked.
 	roomy, ordered, onMatch bool
+	// floorBits is the length of the last snapshot that did not fit with
+	// every entity held (0 after one that fit): while the budget stays
+	// below it, the snapshot is skipped without building (the bucket
+	// refills meanwhile).
+	floorBits int
+	// bitsPerEnt and fixedBits are the snapshot's measured costs (measure):
+	// once known (bitsPerEnt > 0), a build sends the count they say fits
+	// in its budget instead of the count learned from the last snapshot.
+	bitsPerEnt, fixedBits float64
 }
 
 // rankedEnt is a PVS member and its priority.
@@ -171,9 +182,10 @@ func (c *client) order() {
 }
 
 // buildWithin builds the client's snapshot of c.in into buf within its
-// budget (c.prio.bytes): first sending as many entities as the last
-// snapshot learned fit, fewer after one that does not (retracted: the
-// encoder keeps nothing of it), then none but the spawns; if even that does
+// budget (c.prio.bytes): first sending as many entities as the measured
+// costs say fit (or, before they are measured, as the last snapshot
+// learned fit), fewer after one that does not (retracted: the encoder
+// keeps nothing of it), then none but the spawns; if even that does
 // not fit, the snapshot is skipped, unless the channel's limiter allows it
 // whole (a message larger than the bucket goes when the bucket is full: a
 // spawn burst on entering the game). It learns the count for the next
@@ -199,8 +211,15 @@ func (c *client) buildWithin(w *bitmsg.Writer, buf []byte) (snapshot.Header, err
 			c.order()
 		}
 	}
+	if budgetBits < p.floorBits && !c.ch.CanSend(p.now, (p.floorBits+7)/8) {
+		return snapshot.Header{}, errNothingFits
+	}
 	n := len(p.order)
 	send := min(p.next, n)
+	if p.bitsPerEnt > 0 {
+		send = p.fitting(budgetBits, n)
+	}
+	prevSend, prevLen := -1, 0 // the build before, retracted
 	for build := 1; ; build++ {
 		if build == budgetMaxBuilds {
 			send = 0
@@ -216,6 +235,7 @@ func (c *client) buildWithin(w *bitmsg.Writer, buf []byte) (snapshot.Header, err
 		if err != nil {
 			return h, err
 		}
+		p.measure(prevSend, prevLen, send, w.Len())
 		if w.Len() <= budgetBits {
 			c.budgetSent(send, w.Len(), budgetBits)
 			return h, nil
@@ -229,13 +249,46 @@ func (c *client) buildWithin(w *bitmsg.Writer, buf []byte) (snapshot.Header, err
 				return h, nil
 			}
 			c.enc.Retract(h)
+			p.floorBits = w.Len()
 			return h, errNothingFits
 		}
 		c.enc.Retract(h)
 		c.stats.BudgetRebuilds++
 		p.ceil = send
-		send = min(send*7/8, send-1)
+		prevSend, prevLen = send, w.Len()
+		if p.bitsPerEnt > 0 {
+			send = min(p.fitting(budgetBits, n), send-1)
+		} else {
+			send = min(send*7/8, send-1)
+		}
 	}
+}
+
+// measure learns the snapshot's cost from a build of send entities that
+// took bits, and the build before it of the same snapshot (prevSend
+// entities in prevBits; prevSend -1: none): the bits an entity sent adds
+// (a moving average of the difference between two builds), and the bits
+// of the rest (headers, PVS, states, commands, events, spawns).
+func (p *priorityBudget) measure(prevSend, prevBits, send, bits int) {
+	if prevSend > send && prevBits > bits {
+		sample := float64(prevBits-bits) / float64(prevSend-send)
+		if p.bitsPerEnt == 0 {
+			p.bitsPerEnt = sample
+		} else {
+			p.bitsPerEnt += (sample - p.bitsPerEnt) / 4
+		}
+	}
+	if p.bitsPerEnt > 0 {
+		p.fixedBits = max(float64(bits)-float64(send)*p.bitsPerEnt, 0)
+	}
+}
+
+// fitting returns how many of the n entities of the order the measured
+// costs say fit in budgetBits, less one: entities differ in size, and one
+// too few costs less than a build again.
+func (p *priorityBudget) fitting(budgetBits, n int) int {
+	k := (float64(budgetBits)-p.fixedBits)/p.bitsPerEnt - 1
+	return int(min(max(k, 0), float64(n)))
 }
 
 // budgetSent records a snapshot built with the first send entities of the
@@ -245,6 +298,7 @@ func (c *client) buildWithin(w *bitmsg.Writer, buf []byte) (snapshot.Header, err
 // from the top of the priority order).
 func (c *client) budgetSent(send, usedBits, capBits int) {
 	p := &c.prio
+	p.floorBits = 0
 	for _, m := range p.order[:send] {
 		p.acc[m.num] = 0
 	}
@@ -263,6 +317,6 @@ func (c *client) budgetSent(send, usedBits, capBits int) {
 	if p.fits++; p.fits%budgetRelax == 0 && p.ceil < math.MaxInt32 {
 		p.ceil++
 	}
-	p.next = min(max(next, 1), n+1)
+	p.next = min(next, n+1)
 	p.roomy = send == n && usedBits <= capBits/2
 }
