@@ -22,9 +22,13 @@ import (
 // grows with the time since the entity was last sent and with its
 // relevance, as Unreal's prioritizers weigh time since the last update by
 // distance (NetPriority). Relevance is the game's (relevancer), or else the
-// inverse of the distance from the client's player entity (both entities
-// implementing Positioner), or else 1 for all. The whole snapshot is
-// skipped only when not even its other parts fit.
+// inverse square of the distance from the client's player entity (both
+// entities implementing Positioner), or else 1 for all. The inverse square
+// keeps the nearest entities in every snapshot of a crowd that does not fit
+// (TestCrowdWithinRate: the 8 nearest of 256 at a fifth of the crowd per
+// snapshot; with 1/distance one of them was held 462 to 691 times in some
+// 380 snapshots a client). The whole snapshot is skipped only when not
+// even its other parts fit.
 
 // relevancer is an optional interface of a Game: Relevance returns how much
 // entity n matters to client c, >= 0 (NaN and negative count as 0). Its
@@ -36,8 +40,8 @@ type relevancer interface {
 }
 
 // budgetMaxBuilds bounds the builds of one snapshot under a budget: the
-// first with the count the last snapshot learned, smaller ones after an
-// overflow, the last holding every entity it may.
+// first with the count the measured costs (or the last snapshot) say fits,
+// smaller ones after an overflow, the last holding every entity it may.
 const budgetMaxBuilds = 4
 
 // budgetRelax: until the costs are measured (priorityBudget.bitsPerEnt), a
