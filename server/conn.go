@@ -129,6 +129,7 @@ type client struct {
 	stats    serverhook.ClientStats
 	inMsgs   clientMessages // its game messages (messages.go)
 	reserve  reservation    // its token and reserved slot (resume.go)
+	prio     priorityBudget // the budget by priority (budget.go)
 }
 
 func newClient(s *Server, num game.ClientNum, id netchan.ConnID, from netip.AddrPort, m session.Connect, now time.Duration, tok *tokenwire.Private) *client {
@@ -471,12 +472,12 @@ func (c *client) sendSnapshot(now time.Duration) {
 		return
 	}
 	s := c.s
-	s.w.Reset(s.buf)
 	var t0 time.Duration
 	if s.cfg.Stopwatch != nil {
 		t0 = s.cfg.Stopwatch()
 	}
-	err := c.buildSnapshot(&s.w, &s.snapCache)
+	c.prio.onMatch = true
+	err := c.buildSnapshot(&s.w, s.buf, &s.snapCache)
 	if s.cfg.Stopwatch != nil {
 		s.stats.SnapshotBuildTime.Observe(s.cfg.Stopwatch() - t0)
 	}
@@ -495,12 +496,13 @@ func (c *client) prepareSnapshot(now time.Duration) bool {
 		c.ch.Send(now, session.TypeLoadGame, p, c.emit)
 		return false
 	}
-	if c.lastSnapBytes > 0 && !c.ch.CanSend(now, c.lastSnapBytes) {
+	if c.ch.SendBudget(now) == 0 { // not even the headers fit (Config.Rate)
 		c.stats.SnapshotsSkipped++
 		return false
 	}
 	c.pvs.Clear()
 	s.g.Visible(c.num, &c.pvs)
+	c.prioritize(now)
 	for i := range c.states {
 		c.states[i] = s.g.State(c.num, game.StateID(i))
 	}
@@ -526,14 +528,22 @@ func (c *client) prepareSnapshot(now time.Duration) bool {
 }
 
 // buildSnapshot writes the game id and the client's snapshot of c.in into
-// w, the entities' encodings shared through cache. It touches only the
-// client's own encoder and w, and reads the cache, so clients may build at
+// buf through w, the entities' encodings shared through cache, within the
+// client's rate by priority when it has one (budget.go). It touches only the
+// client's own encoder, channel and w, and reads the cache, so clients may build at
 // once on several goroutines through views of one prepared cache
 // (Advanced.SnapshotWorkers).
-func (c *client) buildSnapshot(w *bitmsg.Writer, cache *snapshot.FrameCache) error {
-	w.WriteUint32(uint32(c.s.gameID))
+func (c *client) buildSnapshot(w *bitmsg.Writer, buf []byte, cache *snapshot.FrameCache) error {
 	c.in.Cache = cache
-	h, err := c.enc.Build(w, &c.in)
+	var h snapshot.Header
+	var err error
+	if c.prio.bytes >= 0 { // within the client's rate, by priority (budget.go)
+		h, err = c.buildWithin(w, buf)
+	} else {
+		w.Reset(buf)
+		w.WriteUint32(uint32(c.s.gameID))
+		h, err = c.enc.Build(w, &c.in)
+	}
 	c.in.Cache = nil
 	if err == nil {
 		c.sent(h)
@@ -545,6 +555,10 @@ func (c *client) buildSnapshot(w *bitmsg.Writer, cache *snapshot.FrameCache) err
 // the client's counters.
 func (c *client) finishSnapshot(now time.Duration, w *bitmsg.Writer, err error) {
 	s := c.s
+	if err == errNothingFits {
+		c.stats.SnapshotsSkipped++
+		return
+	}
 	if err != nil || w == nil {
 		s.stats.BadPackets++
 		return

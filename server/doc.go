@@ -40,9 +40,18 @@
 // by default, 10-60 per client with SetSnapshotRate) has elapsed gets a
 // snapshot: its PVS from Game.Visible, every non-PVS state, the latest
 // commands of the other players in the game, and the unreliable events
-// logged since its previous snapshot (each written once). When the
-// client's byte rate (Config.Rate) cannot take another snapshot of the
-// previous one's size, the snapshot is skipped and counted; its events wait for
+// logged since its previous snapshot (each written once). Within the
+// client's byte rate (Config.Rate) a snapshot is built to the bytes the
+// rate allows at that moment, by priority: the entities of the PVS that
+// matter most are written and the others held at their base states, which
+// the common base keeps exact on both ends while the client predicts them
+// on (budget.go; Glenn Fiedler's priority accumulator: an entity's
+// priority grows each snapshot by its relevance to the client and returns
+// to zero when it is sent). Relevance is the game's when it has a method
+// Relevance(c game.ClientNum, n game.EntityNum) float32 (>= 0, any
+// scale), else 1/distance² from the client's player entity when both
+// implement Positioner, else equal. Only when not even the snapshot with
+// every entity held fits is it skipped and counted; its events wait for
 // the next one. Each client's base starts as a copy of the map base,
 // initialised from the map's entities right after Game.Load (§8; non-PVS
 // states start empty on both ends). Every client message acknowledges the

@@ -69,7 +69,10 @@ type Config struct {
 	// (token.Params.Timeout) instead.
 	Timeout time.Duration
 	// Rate is each client's byte rate, UDP/IP headers included [0:
-	// unlimited]; a snapshot is skipped when it is used up.
+	// unlimited]. A snapshot that would exceed it sends the entities of
+	// highest priority and holds the others at their base states (see the
+	// package doc: the game may give each entity's relevance); it is skipped
+	// only when nothing fits.
 	Rate int
 	// LagCompensation, with Frames > 0, keeps a History of every player
 	// entity's position (entities implementing Positioner), recorded after
@@ -620,8 +623,8 @@ func (s *Server) buildSnapshots(wk, workers int, ready []*client) {
 		if c.snapBuf == nil {
 			c.snapBuf = make([]byte, len(s.buf))
 		}
-		c.snapW.Reset(c.snapBuf)
-		c.buildErr = c.buildSnapshot(&c.snapW, v)
+		c.prio.onMatch = false
+		c.buildErr = c.buildSnapshot(&c.snapW, c.snapBuf, v)
 	}
 }
 

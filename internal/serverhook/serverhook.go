@@ -149,6 +149,11 @@ type ClientStats struct {
 	// GameMessagesOut those queued for the client, GameMessagesRefused
 	// those SendMessage refused because its queue was full.
 	GameMessagesIn, GameMessagesOut, GameMessagesRefused uint64
+	// SnapshotsTrimmed counts the snapshots sent within the byte rate with
+	// some entities held, EntitiesHeld those entities, BudgetRebuilds the
+	// builds that overflowed the budget and were done again with fewer
+	// (server/budget.go).
+	SnapshotsTrimmed, EntitiesHeld, BudgetRebuilds uint64
 	// Secure reports whether the session is encrypted (it connected with
 	// a token); TokenClientID and UserData come from its token.
 	Secure        bool
