@@ -1,6 +1,7 @@
 package playview
 
 import (
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -141,34 +142,40 @@ func TestLocalOverlayAllocs(t *testing.T) {
 	cl := l.Client()
 	// Each part of each frame is measured on its own (testing.AllocsPerRun
 	// would run it twice, the second time at the same clock, and average
-	// away allocations rarer than one a run).
-	var match, recording, text, other uint64
-	for range 300 {
-		now += step
-		match += mallocs(func() { l.Step(now) })
-		recording += mallocs(func() {
-			o.Step(now, cl)
-			for n := range cl.Visible() {
-				o.Smooth.Position(cl, n)
+	// away allocations rarer than one a run). runtime.MemStats counts the
+	// whole process's allocations, the runtime's own included, so a window
+	// of 300 frames that counts some is measured again, up to three times:
+	// an allocation of this package's comes back in every window.
+	var report string
+	for try := range 3 {
+		var match, recording, text, other uint64
+		for range 300 {
+			now += step
+			match += mallocs(func() { l.Step(now) })
+			recording += mallocs(func() {
+				o.Step(now, cl)
+				for n := range cl.Visible() {
+					o.Smooth.Position(cl, n)
+				}
+			})
+			a := mallocs(func() { o.Scene(cl, 1280, 800) })
+			if o.textAt == o.built-1 {
+				text = max(text, a)
+			} else {
+				other = max(other, a)
 			}
-		})
-		a := mallocs(func() { o.Scene(cl, 1280, 800) })
-		if o.textAt == o.built-1 {
-			text = max(text, a)
-		} else {
-			other = max(other, a)
+		}
+		report = fmt.Sprintf("allocations in 300 frames: %d stepping the match, %d recording the overlay; a scene: %d, %d when the text is formatted",
+			match, recording, other, text)
+		t.Logf("window %d: %s", try+1, report)
+		// Formatting: 28 allocations (51 under the race detector).
+		if recording == 0 && other == 0 && text != 0 && text <= 100 && match <= 30 {
+			return
 		}
 	}
-	t.Logf("allocations in 300 frames: %d stepping the match, %d recording the overlay; a scene: %d, %d when the text is formatted",
-		match, recording, other, text)
-	// Formatting: 28 allocations (51 under the race detector).
-	if recording != 0 || other != 0 || text == 0 || text > 100 || match > 30 {
-		t.Errorf("allocations in 300 frames: %d stepping the match, %d recording the overlay; a scene: %d, %d when the text is formatted",
-			match, recording, other, text)
-	}
+	t.Error(report)
 }
 
-// mallocs is the number of heap allocations f made.
 func mallocs(f func()) uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
