@@ -131,6 +131,8 @@ type Client struct {
 	nonce             uint64
 	cookie            session.Cookie
 	retryAt, deadline time.Duration
+	// refusal is the last transient refusal, named at the connect timeout.
+	refusal session.Reason
 
 	ch       *netchan.Channel
 	me       game.ClientNum
@@ -220,7 +222,7 @@ func (c *Client) Connect(now time.Duration, addr netip.AddrPort) {
 	var nonce [8]byte
 	_, _ = crand.Read(nonce[:]) // unguessable, so an off-path attacker cannot answer
 	c.nonce = binary.LittleEndian.Uint64(nonce[:])
-	c.state, c.err = Challenging, nil
+	c.state, c.err, c.refusal = Challenging, nil, session.ReasonNone
 	c.deadline = now + c.cfg.ConnectTimeout
 	c.lastNow = now
 	c.sendHandshake(now)
@@ -313,6 +315,7 @@ func (c *Client) handleConnectionless(now time.Duration, p []byte) {
 // timeout, and fails on any other.
 func (c *Client) refused(now time.Duration, why session.Reason) {
 	c.stats.Refusals++
+	c.refusal = why
 	switch why {
 	case session.ReasonBadCookie:
 		c.state = Challenging

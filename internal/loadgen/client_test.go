@@ -3,6 +3,7 @@ package loadgen
 import (
 	"errors"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -178,5 +179,30 @@ func TestLightClientsSecure(t *testing.T) {
 		if cs, _ := serverhook.Client(s.srv, c.ClientNum()); !cs.Secure {
 			t.Errorf("client %d: not secure on the server", c.ClientNum())
 		}
+	}
+}
+
+// A full server: the clients beyond its slots retry until their connect
+// timeout, then fail naming the server's refusal.
+func TestLightClientsServerFull(t *testing.T) {
+	s := newLightSim(t, 4, netsim.LinkConfig{Latency: 10 * time.Millisecond}, server.Config{MaxClients: 4, Advanced: server.Advanced{MaxClientsPerIP: 1}})
+	b := arenaBases()
+	for i := range 6 {
+		s.add(Config{Seed: uint32(i)}, b)
+	}
+	s.run(12 * time.Second)
+	connected, full := 0, 0
+	for _, c := range s.cls {
+		switch {
+		case c.State() == Connected:
+			connected++
+		case errors.Is(c.Err(), ErrConnectTimeout) && strings.Contains(c.Err().Error(), session.ReasonServerFull.String()):
+			full++
+		default:
+			t.Errorf("client: %v, %v", c.State(), c.Err())
+		}
+	}
+	if connected != 4 || full != 2 {
+		t.Errorf("%d connected, %d refused as full; want 4 and 2", connected, full)
 	}
 }

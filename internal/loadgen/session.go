@@ -193,6 +193,8 @@ func (c *Client) Advance(now time.Duration) {
 	switch c.state {
 	case Challenging, Connecting:
 		switch {
+		case now >= c.deadline && c.refusal != session.ReasonNone:
+			c.fail(fmt.Errorf("%w; the last refusal: %v", ErrConnectTimeout, c.refusal))
 		case now >= c.deadline:
 			c.fail(ErrConnectTimeout)
 		case now >= c.retryAt:

@@ -108,7 +108,9 @@ func (s Summary) Invariants() error {
 
 // WriteText writes the summary for a person, in one paragraph.
 func (s Summary) WriteText(w io.Writer) error {
-	ms := func(sec float64) time.Duration { return time.Duration(sec * float64(time.Second)).Round(100 * time.Microsecond) }
+	ms := func(sec float64) time.Duration {
+		return time.Duration(sec * float64(time.Second)).Round(100 * time.Microsecond)
+	}
 	_, err := fmt.Fprintf(w, "%d light clients on %s for %.1f s: %d connected, %d failed\n"+
 		"snapshots per client per second: p5 %.1f, p50 %.1f, min %.1f; %d received, %d lost (%.2f%%)\n"+
 		"rtt p50 %v, p95 %v; %.0f bytes/s down per client; %d bytes in, %d out; %d commands sent\n"+
