@@ -206,3 +206,18 @@ func TestLightClientsServerFull(t *testing.T) {
 		t.Errorf("%d connected, %d refused as full; want 4 and 2", connected, full)
 	}
 }
+
+// Light clients in steady state (snapshots decoded, applies, commands)
+// allocate nothing, and neither does the server with them.
+func TestLightClientsSteadyStateAllocs(t *testing.T) {
+	s := newLightSim(t, 5, netsim.LinkConfig{Latency: 20 * time.Millisecond}, server.Config{MaxClients: 8, Advanced: server.Advanced{MaxClientsPerIP: 1}})
+	b := arenaBases()
+	for i := range 8 {
+		s.add(Config{Seed: uint32(i)}, b)
+	}
+	s.run(5 * time.Second)
+	if allocs := testing.AllocsPerRun(5, func() { s.run(time.Second) }); allocs != 0 {
+		t.Errorf("%.1f allocations per second of play", allocs)
+	}
+	checkClients(t, s, 0)
+}
