@@ -86,7 +86,7 @@ func runLoad(args []string, stdout io.Writer) error {
 // load runs the light clients and prints the summary; its error is the
 // run's (no client connected, a broken invariant).
 func load(ctx context.Context, o loadOptions, stdout io.Writer) error {
-	srv, err := netaddr.Resolve(o.connect)
+	srv, err := netaddr.ResolveServer(o.connect) // a name: where a server answers
 	if err != nil {
 		return fmt.Errorf("--connect: %w", err)
 	}
@@ -134,8 +134,11 @@ func load(ctx context.Context, o loadOptions, stdout io.Writer) error {
 	} else if err := sum.WriteText(stdout); err != nil {
 		return err
 	}
-	if sum.Connected == 0 {
-		return fmt.Errorf("no client connected to %s: %s", o.connect, sum.FirstError)
+	switch {
+	case sum.Connected == 0 && sum.FirstError != "":
+		return fmt.Errorf("no client connected to %s (%s): %s", o.connect, srv, sum.FirstError)
+	case sum.Connected == 0:
+		return fmt.Errorf("no client connected to %s (%s) in the %v played: is a snapwire server running there?", o.connect, srv, res.Elapsed.Round(time.Millisecond))
 	}
 	return sum.Invariants()
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/client"
+	"github.com/snapwire/snapwire/internal/netaddr"
 	"github.com/snapwire/snapwire/internal/refgame"
 )
 
@@ -98,17 +99,18 @@ type udpLink struct {
 }
 
 func dialUDP(addr string, r *remote) (netip.AddrPort, link, error) {
-	srv, err := netip.ParseAddrPort(addr)
+	srv, err := netaddr.ResolveServer(addr)
 	if err != nil {
-		ua, err2 := net.ResolveUDPAddr("udp", addr)
-		if err2 != nil {
-			return srv, nil, err2
-		}
-		srv = ua.AddrPort()
+		return srv, nil, err
 	}
 	local := &net.UDPAddr{}
-	if srv.Addr().IsLoopback() {
+	if a := srv.Addr().Unmap(); a.IsLoopback() {
+		// The loopback of the server's family: a socket bound to
+		// 127.0.0.1 cannot reach a server on ::1 (as client.Dial).
 		local.IP = net.IPv4(127, 0, 0, 1)
+		if a.Is6() {
+			local.IP = net.IPv6loopback
+		}
 	}
 	conn, err := net.ListenUDP("udp", local)
 	if err != nil {
