@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/snapwire/snapwire/internal/acceptance"
 	"github.com/snapwire/snapwire/internal/refgame"
+	"github.com/snapwire/snapwire/server"
 )
 
 // Acceptance (issue 25, IPv6 and names): serve --listen [::1]:0 (secure),
@@ -70,4 +72,20 @@ func TestServeBotIPv6(t *testing.T) {
 		t.Errorf("load --connect localhost:%s: %v\n%s", port, err, out.String())
 	}
 	t.Log(out.String())
+}
+
+// proxy --to localhost:P reaches a snapwire server listening on ::1 only.
+func TestHostNamesProxyIPv6Server(t *testing.T) {
+	srv, err := server.Listen("[::1]:0", server.Config{}, refgame.NewGame(), refgame.Config{}.String())
+	if err != nil {
+		t.Skipf("no IPv6 loopback (::1) on this machine: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	opt, err := parseProxyFlags([]string{"--listen", "localhost:0", "--to", fmt.Sprintf("localhost:%d", srv.Addr().Port())}, io.Discard)
+	if err != nil || opt.cfg.Target != srv.Addr() {
+		t.Errorf("proxy --to localhost:%d: target %v, %v; want %v", srv.Addr().Port(), opt.cfg.Target, err, srv.Addr())
+	}
 }
