@@ -56,6 +56,18 @@ func TestRunRealUDP(t *testing.T) {
 			t.Error(err)
 		}
 	}()
+	// The server's clients, counted a second before the run ends.
+	addrs := map[netip.Addr]bool{}
+	counted := make(chan struct{})
+	go func() {
+		defer close(counted)
+		time.Sleep(4 * time.Second)
+		srv.Do(ctx, func(_ time.Duration, s *server.Server) {
+			for _, c := range serverhook.Clients(s) {
+				addrs[c.Addr.Addr()] = true
+			}
+		})
+	}()
 	res, err := Run(context.Background(), RunConfig{
 		Server: srv.Addr(), Clients: n, Duration: 5 * time.Second, Bases: arenaBases(),
 		Config: func(i int) (Config, error) { return Config{Name: "light", Seed: uint32(i)}, nil },
@@ -73,12 +85,7 @@ func TestRunRealUDP(t *testing.T) {
 	if err := sum.Invariants(); err != nil {
 		t.Error(err)
 	}
-	addrs := map[netip.Addr]bool{}
-	srv.Do(context.Background(), func(_ time.Duration, s *server.Server) {
-		for _, c := range serverhook.Clients(s) {
-			addrs[c.Addr.Addr()] = true
-		}
-	})
+	<-counted
 	if len(addrs) != n {
 		t.Errorf("the server's clients came from %d addresses, want %d", len(addrs), n)
 	}
