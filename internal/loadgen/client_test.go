@@ -221,3 +221,30 @@ func TestLightClientsSteadyStateAllocs(t *testing.T) {
 	}
 	checkClients(t, s, 0)
 }
+
+// A hostile server's snapshot frame at the top of the frame range leaves
+// the client sending its header alone: no command loop wraps around.
+func TestCommandsAtFrameRangeEnd(t *testing.T) {
+	var sent int
+	c, err := New(Config{}, arenaBases(), session.SendFunc(func(netip.AddrPort, []byte) { sent++ }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Connect(0, serverAddr)
+	c.accepted(time.Millisecond, session.Accept{Nonce: c.nonce, ConnID: 1, GameID: 1, FrameDur: 16667,
+		Settings: refgame.Config{MaxPlayers: 16}.String()}, nil)
+	if c.State() != Connected {
+		t.Fatal(c.Err())
+	}
+	for _, f := range []game.Frame{1<<31 - 1, 1<<31 - 2, -1 << 31} {
+		c.haveSnap, c.snapFrame, c.cf, c.snapAt = true, f, f, time.Second
+		before := c.stats.CommandsSent
+		c.sendCommands(2 * time.Second)
+		if c.stats.CommandsSent != before && f < 0 {
+			t.Errorf("frame %d: %d commands sent", f, c.stats.CommandsSent-before)
+		}
+	}
+	if sent < 3 {
+		t.Errorf("%d packets sent, want a header at least for each", sent)
+	}
+}

@@ -155,8 +155,11 @@ func (c *Client) sendCommands(now time.Duration) {
 		hi := c.commandFrame(now)
 		lo := max(c.sentHi[c.sentN%len(c.sentHi)]+1, hi-usercmd.MaxCmds+1, c.snapFrame+1)
 		c.msg.Cmds = c.msg.Cmds[:0]
-		for f := lo; f <= hi; f++ {
-			c.msg.Cmds = append(c.msg.Cmds, c.command(f))
+		// Counted in int64: a hostile server's frame near the top of the
+		// range must not wrap the loop (usercmd.Message.Append then
+		// refuses the frames, and the header goes alone).
+		for k := range max(min(int64(hi)-int64(lo)+1, usercmd.MaxCmds), 0) {
+			c.msg.Cmds = append(c.msg.Cmds, c.command(lo+game.Frame(k)))
 		}
 		c.msg.Lead = time.Duration(hi-c.snapFrame) * c.frameDur
 		if len(c.msg.Cmds) > 0 && c.msg.Append(&c.w, game.UserCmd{}) == nil {
