@@ -78,13 +78,16 @@ func TestLoadSecureJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &m); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"clients", "connected", "duration_s", "snapshot_rate_p5", "snapshot_rate_p50", "loss", "rtt_p50_s", "bytes_in", "bytes_out", "base_mismatches"} {
+	for _, k := range []string{"clients", "connected", "duration_s", "snapshot_rate_p5", "snapshot_rate_p50", "snapshot_rates", "loss", "rtt_p50_s", "bytes_in", "bytes_out", "base_mismatches"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("no key %q in %s", k, out.String())
 		}
 	}
 	if m["connected"] != float64(n) || m["snapshot_rate_p5"].(float64) < 19 {
 		t.Errorf("connected %v, snapshot rate p5 %v", m["connected"], m["snapshot_rate_p5"])
+	}
+	if rates, ok := m["snapshot_rates"].([]any); !ok || len(rates) != n {
+		t.Errorf("snapshot_rates %v: want one per client", m["snapshot_rates"])
 	}
 	slices.Sort(ids)
 	if len(slices.Compact(ids)) != n {

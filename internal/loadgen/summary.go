@@ -25,6 +25,8 @@ type Summary struct {
 	SnapshotRateP5  float64 `json:"snapshot_rate_p5"`
 	SnapshotRateP50 float64 `json:"snapshot_rate_p50"`
 	SnapshotRateMin float64 `json:"snapshot_rate_min"`
+	// SnapshotRates is each client's rate, by client index (JSON only).
+	SnapshotRates []float64 `json:"snapshot_rates"`
 	// SnapshotsReceived and SnapshotsLost are the clients' totals (lost:
 	// sequence numbers skipped); Loss is lost / (received + lost).
 	SnapshotsReceived uint64  `json:"snapshots_received"`
@@ -78,6 +80,7 @@ func Summarize(server string, r Result) Summary {
 		s.DecodeErrors += c.DecodeErrors
 		s.ApplyErrors += c.ApplyErrors
 	}
+	s.SnapshotRates = rates
 	if len(rates) > 0 {
 		s.SnapshotRateP5 = report.Percentile(rates, 0.05)
 		s.SnapshotRateP50 = report.Percentile(rates, 0.5)
