@@ -46,7 +46,7 @@ func parseLoadFlags(args []string) (loadOptions, error) {
 	o := loadOptions{}
 	fs := newFlagSet("load")
 	fs.IntVar(&o.clients, "clients", 64, "light clients, each on its own socket (1..65536)")
-	fs.StringVar(&o.connect, "connect", "127.0.0.1:27960", "server address (HOST:PORT); on 127.0.0.1 each client sends from its own address of 127.0.0.0/8")
+	fs.StringVar(&o.connect, "connect", "127.0.0.1:27960", "server address (HOST:PORT); to an IPv4 loopback server each client sends from its own address of 127.0.0.0/8")
 	fs.StringVar(&o.keyFile, "key-file", "", "issue each client its own connect token with this key file (a secure server); without it the clients connect insecurely")
 	fs.StringVar(&o.password, "password", "", "server password")
 	fs.DurationVar(&o.duration, "duration", 30*time.Second, "how long to play from the first connect (0: until SIGINT/SIGTERM)")

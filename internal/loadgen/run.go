@@ -62,7 +62,8 @@ type Result struct {
 }
 
 // SourceAddr is the local address client i binds: a distinct address of
-// 127.0.0.0/8 for a server on IPv4 loopback (127.1.i/250.1+i%250: a
+// 127.0.0.0/8 for a server on IPv4 loopback (127.1.0.1 to 127.1.0.250,
+// then 127.1.1.1 and on, for 16 million clients; a
 // server bounds the clients of one address, Advanced.MaxClientsPerIP), ::1
 // for one on IPv6 loopback (one address: raise the server's per-address
 // bound), the unspecified address otherwise.
@@ -70,7 +71,8 @@ func SourceAddr(server netip.Addr, i int) netip.Addr {
 	server = server.Unmap()
 	switch {
 	case server.Is4() && server.IsLoopback():
-		return netip.AddrFrom4([4]byte{127, 1, byte(i / 250), byte(1 + i%250)})
+		k := i / 250
+		return netip.AddrFrom4([4]byte{127, byte(1 + k/256%254), byte(k % 256), byte(1 + i%250)})
 	case server.IsLoopback():
 		return netip.IPv6Loopback()
 	case server.Is4():
