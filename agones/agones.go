@@ -63,6 +63,16 @@ type GameServer struct {
 	} `json:"object_meta"`
 	Status struct {
 		State string `json:"state"` // Scheduled, RequestReady, Ready, Allocated, Shutdown, ...
+		// Address is the node's address players reach the server at, and
+		// Ports the ports Agones assigned it by name: with a Dynamic
+		// port policy a host port chosen when the GameServer is created,
+		// so clients reach Address:Port while the process listens on its
+		// container port (Agones, "GameServer Specification", portPolicy).
+		Address string `json:"address"`
+		Ports   []struct {
+			Name string `json:"name"`
+			Port int32  `json:"port"`
+		} `json:"ports"`
 	} `json:"status"`
 }
 

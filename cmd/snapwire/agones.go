@@ -6,11 +6,15 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"net"
+	"net/netip"
 	"strconv"
 	"time"
 
 	"github.com/snapwire/snapwire/agones"
+	"github.com/snapwire/snapwire/internal/netaddr"
 	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/server"
 )
@@ -82,4 +86,61 @@ func startAgones(ctx context.Context, o serveOptions, r *server.Runner, logger *
 			logger.Warn("agones: shutdown not confirmed by the sidecar")
 		}
 	}
+}
+
+// agonesAddrWait bounds serve's wait for the GameServer's address and
+// port before it opens its socket.
+const agonesAddrWait = 30 * time.Second
+
+// agonesPublicAddr is the address players reach this server at under
+// Agones: the GameServer's status address with its port named "default"
+// (else its first), the host port a Dynamic (or Passthrough) port policy
+// assigned. Connect tokens name the server by it, so serve adds it to the
+// public addresses before it accepts a connect. It waits, polling every
+// interval, until the sidecar reports the address (a GameServer gets it
+// when its pod is scheduled, its ports when it is created) or ctx ends;
+// false for a GameServer without ports (port policy None).
+func agonesPublicAddr(ctx context.Context, c *agones.Client, interval time.Duration) (netip.AddrPort, bool, error) {
+	for {
+		gs, err := c.GameServer(ctx)
+		if err == nil && gs.Status.Address != "" && len(gs.Status.Ports) == 0 {
+			return netip.AddrPort{}, false, nil
+		}
+		if err == nil && gs.Status.Address != "" {
+			port := gs.Status.Ports[0].Port
+			for _, p := range gs.Status.Ports {
+				if p.Name == "default" {
+					port = p.Port
+					break
+				}
+			}
+			if port <= 0 || port > 65535 {
+				return netip.AddrPort{}, false, fmt.Errorf("agones: GameServer port %d", port)
+			}
+			ap, err := netaddr.Resolve(net.JoinHostPort(gs.Status.Address, strconv.Itoa(int(port))))
+			if err != nil {
+				return netip.AddrPort{}, false, fmt.Errorf("agones: GameServer address: %w", err)
+			}
+			return ap, true, nil
+		}
+		select {
+		case <-ctx.Done():
+			return netip.AddrPort{}, false, fmt.Errorf("agones: the GameServer has no address after %v: %w", agonesAddrWait, ctx.Err())
+		case <-time.After(interval):
+		}
+	}
+}
+
+// addAgonesPublicAddr adds the GameServer's public address to cfg's.
+func addAgonesPublicAddr(ctx context.Context, cfg *server.Config, logger *slog.Logger) error {
+	url, _ := agones.FromEnv()
+	ctx, cancel := context.WithTimeout(ctx, agonesAddrWait)
+	defer cancel()
+	ap, ok, err := agonesPublicAddr(ctx, agones.New(url), 500*time.Millisecond)
+	if err != nil || !ok {
+		return err
+	}
+	cfg.PublicAddrs = append(cfg.PublicAddrs, ap)
+	logger.Info("agones", "public_addr", ap.String())
+	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/clienthook"
+	"github.com/snapwire/snapwire/internal/netaddr"
 	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/internal/snapshot"
 	"github.com/snapwire/snapwire/token"
@@ -186,6 +187,12 @@ func runBot(args []string, stdout io.Writer) error {
 // playBot plays until o.duration has passed or ctx is cancelled, then
 // disconnects cleanly and prints the summary.
 func playBot(ctx context.Context, o botOptions, stdout io.Writer) error {
+	// A name ("localhost:P") is the address where a server answers: it
+	// may listen on ::1 only.
+	srv, err := netaddr.ResolveServer(o.connect)
+	if err != nil {
+		return fmt.Errorf("--connect: %w", err)
+	}
 	w := refgame.NewGame()
 	ai := refgame.NewBot(o.seed, 0, o.mode)
 	// cl is set and read only on the Runner's goroutine (in Do and in the
@@ -197,7 +204,9 @@ func playBot(ctx context.Context, o botOptions, stdout io.Writer) error {
 	})
 	// moved notes the other players seen moving, on the Runner's goroutine.
 	moved := newMoveWatch()
-	ccfg, err := botConfig(o, func(sn *snapshot.Snapshot) {
+	resolved := o
+	resolved.connect = srv.String()
+	ccfg, err := botConfig(resolved, func(sn *snapshot.Snapshot) {
 		if cl != nil {
 			moved.snapshot(w, game.EntityNum(cl.ClientNum()), sn)
 		}
@@ -205,7 +214,7 @@ func playBot(ctx context.Context, o botOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	r, err := client.Dial(o.connect, ccfg, w, input)
+	r, err := client.Dial(resolved.connect, ccfg, w, input)
 	if err != nil {
 		return err
 	}

@@ -65,7 +65,7 @@ func parseProxyFlags(args []string, stderr io.Writer) (proxyOptions, error) {
 	if err != nil {
 		return proxyOptions{}, fmt.Errorf("--listen: %v", err)
 	}
-	ta, err := netaddr.Resolve(to)
+	ta, err := netaddr.ResolveServer(to) // a name: where a snapwire server answers, if one is up
 	if err != nil {
 		return proxyOptions{}, fmt.Errorf("--to: %v", err)
 	}

@@ -196,6 +196,13 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.agones {
+		// Tokens name the server by the address players reach: under a
+		// Dynamic port policy the GameServer's, not --listen's.
+		if err := addAgonesPublicAddr(ctx, &cfg, logger); err != nil {
+			return err
+		}
+	}
 	// Quake 3 server queries ("getinfo", "getstatus": Quake 3 protocol description), so that
 	// quakestat -q3s and server browsers list this server. The core hands
 	// us every connectionless packet that is not a snapwire handshake; the

@@ -9,8 +9,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -25,11 +27,15 @@ type Fake struct {
 	state   string
 	labels  map[string]string
 	changed chan struct{} // closed and replaced on every GameServer change
+	// address and ports are the GameServer's status address and ports
+	// (name: port).
+	address string
+	ports   map[string]int
 }
 
 // New starts a fake sidecar; Close it when done.
 func New() *Fake {
-	f := &Fake{state: "Scheduled", labels: map[string]string{}, changed: make(chan struct{})}
+	f := &Fake{state: "Scheduled", labels: map[string]string{}, changed: make(chan struct{}), address: "127.0.0.1"}
 	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
 	return f
 }
@@ -69,6 +75,17 @@ func (f *Fake) Allocate(labels map[string]string) {
 	f.mu.Unlock()
 }
 
+// SetAddress sets the GameServer's status address and its ports by name,
+// as Agones does when it schedules the pod and assigns host ports (a
+// Dynamic port policy); the default is 127.0.0.1 and no ports. An empty
+// address is a GameServer whose pod is not scheduled yet.
+func (f *Fake) SetAddress(address string, ports map[string]int) {
+	f.mu.Lock()
+	f.address, f.ports = address, ports
+	f.notify()
+	f.mu.Unlock()
+}
+
 func (f *Fake) notify() {
 	close(f.changed)
 	f.changed = make(chan struct{})
@@ -79,9 +96,17 @@ func (f *Fake) gameServer() map[string]any {
 	for k, v := range f.labels {
 		labels[k] = v
 	}
+	status := map[string]any{"state": f.state, "address": f.address}
+	if len(f.ports) > 0 {
+		var ports []map[string]any
+		for _, name := range slices.Sorted(maps.Keys(f.ports)) {
+			ports = append(ports, map[string]any{"name": name, "port": f.ports[name]})
+		}
+		status["ports"] = ports
+	}
 	return map[string]any{
 		"object_meta": map[string]any{"name": "snapwire-test", "labels": labels},
-		"status":      map[string]any{"state": f.state},
+		"status":      status,
 	}
 }
 

@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -61,38 +63,59 @@ func ResolveContext(ctx context.Context, s string) (netip.AddrPort, error) {
 
 // resolve resolves s; its errors name the address as typed.
 func resolve(ctx context.Context, s, typed string) (netip.AddrPort, error) {
+	all, err := resolveAll(ctx, s, typed)
+	if err != nil {
+		return netip.AddrPort{}, err
+	}
+	return all[0], nil
+}
+
+// resolveAll returns every address s names: the literal, or the host's
+// addresses with the IPv4 ones first (each family in the resolver's
+// order), at least one; localhost's include 127.0.0.1 and ::1.
+func resolveAll(ctx context.Context, s, typed string) ([]netip.AddrPort, error) {
 	if ap, err := netip.ParseAddrPort(s); err == nil {
-		return ap, nil
+		return []netip.AddrPort{ap}, nil
 	}
 	host, port, err := net.SplitHostPort(s)
 	if err != nil {
-		return netip.AddrPort{}, fmt.Errorf("address %q: want HOST:PORT, e.g. 127.0.0.1:27960, localhost:27960 or [::1]:27960", typed)
+		return nil, fmt.Errorf("address %q: want HOST:PORT, e.g. 127.0.0.1:27960, localhost:27960 or [::1]:27960", typed)
 	}
 	if host == "" {
-		return netip.AddrPort{}, fmt.Errorf("address %q: no host (want HOST:PORT, e.g. 127.0.0.1:27960)", typed)
+		return nil, fmt.Errorf("address %q: no host (want HOST:PORT, e.g. 127.0.0.1:27960)", typed)
 	}
 	p, err := lookupPort(ctx, port)
 	if err != nil {
-		return netip.AddrPort{}, fmt.Errorf("address %q: port %q: %w", typed, port, err)
+		return nil, fmt.Errorf("address %q: port %q: %w", typed, port, err)
 	}
 	if a, err := netip.ParseAddr(host); err == nil {
-		return netip.AddrPortFrom(a, p), nil
+		return []netip.AddrPort{netip.AddrPortFrom(a, p)}, nil
 	}
 	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 	if err != nil {
-		return netip.AddrPort{}, fmt.Errorf("address %q: %w", typed, err)
+		return nil, fmt.Errorf("address %q: %w", typed, err)
 	}
-	if len(ips) == 0 {
-		return netip.AddrPort{}, fmt.Errorf("address %q: host %q has no address", typed, host)
+	if h := strings.ToLower(strings.TrimSuffix(host, ".")); h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		// RFC 6761 §6.3: localhost names the loopback addresses, both
+		// families, whatever a hosts file lists (this machine's maps it
+		// to 127.0.0.1 only).
+		ips = append(ips, netip.AddrFrom4([4]byte{127, 0, 0, 1}), netip.IPv6Loopback())
 	}
-	pick := ips[0].Unmap()
+	var v4, v6 []netip.AddrPort
 	for _, ip := range ips {
-		if ip.Unmap().Is4() {
-			pick = ip.Unmap()
-			break
+		ap := netip.AddrPortFrom(ip.Unmap(), p)
+		switch {
+		case slices.Contains(v4, ap) || slices.Contains(v6, ap):
+		case ap.Addr().Is4():
+			v4 = append(v4, ap)
+		default:
+			v6 = append(v6, ap)
 		}
 	}
-	return netip.AddrPortFrom(pick, p), nil
+	if len(v4)+len(v6) == 0 {
+		return nil, fmt.Errorf("address %q: host %q has no address", typed, host)
+	}
+	return append(v4, v6...), nil
 }
 
 // lookupPort reads a port number or looks a service name up ("http").

@@ -8,6 +8,7 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/netaddr"
 )
 
 // Remote carries the player's client to a server: over UDP, or over a
@@ -112,17 +113,18 @@ type udpLink struct {
 }
 
 func dialUDP(addr string, r *Remote) (netip.AddrPort, Link, error) {
-	srv, err := netip.ParseAddrPort(addr)
+	srv, err := netaddr.ResolveServer(addr)
 	if err != nil {
-		ua, err2 := net.ResolveUDPAddr("udp", addr)
-		if err2 != nil {
-			return srv, nil, err2
-		}
-		srv = ua.AddrPort()
+		return srv, nil, err
 	}
 	local := &net.UDPAddr{}
-	if srv.Addr().IsLoopback() {
+	if a := srv.Addr().Unmap(); a.IsLoopback() {
+		// The loopback of the server's family: a socket bound to
+		// 127.0.0.1 cannot reach a server on ::1 (as client.Dial).
 		local.IP = net.IPv4(127, 0, 0, 1)
+		if a.Is6() {
+			local.IP = net.IPv6loopback
+		}
 	}
 	conn, err := net.ListenUDP("udp", local)
 	if err != nil {

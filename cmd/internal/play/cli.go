@@ -147,10 +147,11 @@ func Start(a Args) (*Session, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", a.KeyFile, err)
 		}
-		srv, err := netaddr.Resolve(opt.Connect)
+		srv, err := netaddr.ResolveServer(opt.Connect)
 		if err != nil {
 			return nil, fmt.Errorf("--key-file: --connect: %w", err)
 		}
+		opt.Connect = srv.String() // the address the token names, probed once
 		if opt.Token, err = token.Issue(key, token.Params{ProtocolID: arenaProtocolID, ClientID: opt.Seed,
 			Servers: []netip.AddrPort{srv}, Lifetime: 30 * time.Second, Timeout: 10 * time.Second}, time.Now()); err != nil {
 			return nil, err
