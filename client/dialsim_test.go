@@ -21,16 +21,22 @@ import (
 func TestListenSimDialSim(t *testing.T) {
 	net := netsim.New(7)
 	net.SetDefault(netsim.LinkConfig{Latency: 30 * time.Millisecond, Loss: 0.05})
-	at := netip.MustParseAddrPort("10.0.0.1:27960")
+	const at = "10.0.0.1:27960"
 	srv, node, err := server.ListenSim(net, at, server.Config{}, crowdgame.New(), crowdgame.Settings)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, _, err := server.ListenSim(net, "10.0.0.1:99999", server.Config{}, crowdgame.New(), crowdgame.Settings); err == nil {
+		t.Error("a server on port 99999: no error")
+	}
+	if _, _, err := client.DialSim(net, "nowhere", client.Config{}, crowdgame.New(), nil); err == nil {
+		t.Error("a client of the server at \"nowhere\": no error")
 	}
 	if _, _, err := server.ListenSim(net, at, server.Config{}, crowdgame.New(), crowdgame.Settings); !errors.Is(err, netsim.ErrAddrInUse) {
 		t.Errorf("a second server on %v: %v, want netsim.ErrAddrInUse", at, err)
 	}
 	other := netip.MustParseAddrPort("10.0.0.9:27960")
-	if _, _, err := server.ListenSim(net, other, server.Config{}, crowdgame.New(), "no such map"); err == nil {
+	if _, _, err := server.ListenSim(net, other.String(), server.Config{}, crowdgame.New(), "no such map"); err == nil {
 		t.Error("a server whose game does not load: no error")
 	}
 	if _, err := net.Listen(other); err != nil {
@@ -65,7 +71,7 @@ func TestListenSimDialSim(t *testing.T) {
 	if got := clients[0].Stats().BytesIn; got != before {
 		t.Errorf("a packet from %v reached the client: BytesIn %d, was %d", other, got, before)
 	}
-	nodes[1].Receive(now, at, make([]byte, 64))
+	nodes[1].Receive(now, netip.MustParseAddrPort(at), make([]byte, 64))
 	if got := clients[0].Stats().BytesIn; got == before {
 		t.Error("a packet from the server's address did not reach the client (the test above proves nothing)")
 	}

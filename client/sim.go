@@ -20,9 +20,13 @@ const simAddrs = 1<<16 - 1
 // netsim.Node that Network.Run drives it as. Packets from any address but
 // the server's are dropped, as Dial's socket drops them. The client's
 // address is the node's Endpoint.Addr.
-func DialSim(n *netsim.Network, server netip.AddrPort, cfg Config, g game.Game, input InputSource) (*Client, netsim.Node, error) {
+func DialSim(n *netsim.Network, addr string, cfg Config, g game.Game, input InputSource) (*Client, netsim.Node, error) {
+	server, err := netip.ParseAddrPort(addr)
+	if err != nil {
+		return nil, netsim.Node{}, err
+	}
 	var ep *netsim.Endpoint
-	err := netsim.ErrAddrInUse
+	err = netsim.ErrAddrInUse
 	for i := 1; i <= simAddrs && errors.Is(err, netsim.ErrAddrInUse); i++ {
 		ep, err = n.Listen(netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 1, byte(i >> 8), byte(i)}), 50000))
 	}

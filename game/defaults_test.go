@@ -88,3 +88,30 @@ func TestEntityTableDefaults(t *testing.T) {
 		t.Errorf("Add after Load = %d, %v; want 0 (a new match holds no number)", n, err)
 	}
 }
+
+// TestAddEntity: AddEntity stores the entity given at the lowest free
+// number, skips held numbers as Add does, and refuses an unknown type or
+// a nil entity without taking a number.
+func TestAddEntity(t *testing.T) {
+	tab, owned := defaultsTable(t) // 0..3 live
+	tab.Remove(1)                  // held until Recycle
+	pet := &ownedProbe{owner: 7}
+	if n, err := tab.AddEntity(owned, pet); n != 4 || err != nil {
+		t.Fatalf("AddEntity = %d, %v; want 4 (1 is held)", n, err)
+	}
+	if e, typ := tab.Entity(4); e != pet || typ != owned {
+		t.Errorf("entity 4 is %v of type %d, want the one given of type %d", e, typ, owned)
+	}
+	if n, ok := tab.PlayerEntity(7); n != 4 || !ok {
+		t.Errorf("PlayerEntity(7) = %d, %v; want 4", n, ok)
+	}
+	if _, err := tab.AddEntity(99, pet); err == nil {
+		t.Error("an unknown type: no error")
+	}
+	if _, err := tab.AddEntity(owned, nil); err == nil {
+		t.Error("a nil entity: no error")
+	}
+	if n, _, _ := tab.Add(owned); n != 5 {
+		t.Errorf("Add after the refusals = %d, want 5 (they took no number)", n)
+	}
+}

@@ -27,7 +27,7 @@ func Example_udp() {
 		fmt.Println(err)
 		return
 	}
-	world := guide.New()
+	world := guide.NewChat()
 	cfg := server.Config{TokenKey: &key, ProtocolID: protocol, OnMessage: world.Relay}
 	srv, err := server.Listen("127.0.0.1:0", cfg, world, "")
 	if err != nil {
@@ -39,6 +39,8 @@ func Example_udp() {
 	go srv.Run(ctx)
 	srv.Do(ctx, func(_ time.Duration, s *server.Server) { world.Announce = s.BroadcastMessage })
 
+	// Client n walks up at n units a frame, as in the netsim program.
+	walk := client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{Forward: int8(in.Client)} })
 	heard := make(chan guide.Say, 16)
 	var players []*client.Runner
 	for i := range 2 {
@@ -48,13 +50,12 @@ func Example_udp() {
 			fmt.Println(err)
 			return
 		}
-		g := guide.New()
 		ccfg := client.Config{Name: fmt.Sprint("player", i), Token: tok, OnMessage: func(m game.Message) {
 			if i == 0 {
 				heard <- *m.(*guide.Say) // a copy: m is reused
 			}
 		}}
-		r, err := client.Dial(srv.Addr().String(), ccfg, g, client.InputFunc(g.Bot))
+		r, err := client.Dial(srv.Addr().String(), ccfg, guide.NewChat(), walk)
 		if err != nil {
 			fmt.Println(err)
 			return
