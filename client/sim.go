@@ -15,11 +15,12 @@ const simAddrs = 1<<16 - 1
 
 // DialSim is Dial on the link simulator: it binds the first free address
 // of network n from 10.1.0.1:50000 up (each client its own IP address, as
-// players at home have), creates a client of game g and connects it to
-// the server at server at the network's time, and returns it with the
-// netsim.Node that Network.Run drives it as. Packets from any address but
-// the server's are dropped, as Dial's socket drops them. The client's
-// address is the node's Endpoint.Addr.
+// players at home have), creates a client of game g, connects it at the
+// network's time to the server at addr ("10.0.0.1:27960", as given to
+// server.ListenSim), and returns it with the netsim.Node that Network.Run
+// drives it as. Packets from any address but the server's are dropped, as
+// Dial's socket drops them. The client's address is the node's
+// Endpoint.Addr.
 func DialSim(n *netsim.Network, addr string, cfg Config, g game.Game, input InputSource) (*Client, netsim.Node, error) {
 	server, err := netip.ParseAddrPort(addr)
 	if err != nil {
