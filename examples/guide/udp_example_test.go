@@ -17,9 +17,10 @@ import (
 // secure: the server holds a key and accepts only clients with a connect
 // token sealed with it, which a backend issues (token.Issue); every packet
 // is then authenticated and encrypted. Each Runner owns its core on its
-// Run goroutine; this goroutine reads them through Runner.Do. The second
-// player joins once the first is in, is tagged, and hears the server
-// announce it.
+// Run goroutine; this goroutine reads them through Runner.Do. The game is
+// NewChat's, with its messages (messages.go). The second player joins
+// once the first is in and walks up into it; the first hears the server
+// announce the tag.
 func Example_udp() {
 	const protocol = 0x6775696465 // the game's protocol id: "guide"
 	key, err := token.NewKey()    // shared by the backend and the servers, never sent to clients
