@@ -8,7 +8,9 @@
 // Layers (docs/ARCHITECTURE.md): the core drives the same game.Game as the server,
 // decodes snapshots with a snapshot.Decoder (its common base), frames the
 // session messages of package session and carries them on a netchan.Channel.
-// It takes now from the caller and sends through a Sender.
+// It takes now from the caller and sends through a Sender. Dial runs it on
+// a UDP socket; DialSim on the link simulator (package netsim), returning
+// the netsim.Node that Network.Run drives, beside server.ListenSim.
 //
 // # Commands (§3.3)
 //

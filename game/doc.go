@@ -3,6 +3,13 @@
 // implements so that the server and the client drive the same code, the
 // entity type registry, events, and the user command codec.
 //
+// A game embeds *EntityTable, which holds the entities and hands out their
+// numbers and also gives the Game methods most games leave as they are:
+// Load empties the table, State returns nil, Visible adds every entity,
+// PlayerEntity is the entity client c owns (Owned) and ClientDisconnected
+// removes c's entities. The game writes New, ClientConnected and RunFrame
+// and overrides the others where it needs more (docs/GUIDE.md).
+//
 // It is the top layer of snapwire (docs/ARCHITECTURE.md, "Layers"): game code sits on
 // it; package snapshot writes the entities and states it describes; the
 // server and client cores drive a Game.

@@ -7,7 +7,8 @@ import (
 
 // Node is one I/O-free protocol core on a Network, as Run drives it: a
 // server.Server or a client.Client (or a game's own core), bound to an
-// Endpoint, with the three calls every snapwire core has.
+// Endpoint, with the three calls every snapwire core has. server.ListenSim
+// and client.DialSim create a core with its Node in one call.
 type Node struct {
 	Endpoint *Endpoint
 	// Receive hands the core one packet that arrived for it.

@@ -9,7 +9,9 @@
 // internal/netchan channel per client. It never reads a clock or a socket:
 // the caller passes now (virtual time since start) to HandlePacket and
 // Advance and gives a Sender for outgoing datagrams; tests drive it over
-// package netsim in virtual time.
+// package netsim in virtual time. ListenSim binds a server on a
+// netsim.Network and returns the netsim.Node that Network.Run drives, as
+// Listen binds one on a UDP socket (client.DialSim is the client's half).
 //
 // # Configuration and figures
 //

@@ -7,13 +7,13 @@ import (
 	"github.com/snapwire/snapwire/game"
 )
 
-// The game alone, as the server runs it: two players join, the first is
-// it and walks up its column into the second, tags it and is announced;
-// the second must then wait 60 frames before it can tag back. A client
-// predicts with the same RunFrame (the network part is TestGuide and
-// docs/GUIDE.md).
+// The game alone, with its messages, as the server runs it: two players
+// join, the first is it and stands; the second walks up its column into
+// the first, is tagged and announced, and walks on, waiting 60 frames
+// before it can tag back. A client predicts with the same RunFrame (the
+// network part is Example_netsim and docs/GUIDE.md).
 func Example() {
-	g := guide.New()
+	g := guide.NewChat()
 	g.Announce = func(m game.Message) error {
 		fmt.Printf("announced: client %d is %s\n", m.(*guide.Say).From, m.(*guide.Say).Text)
 		return nil
@@ -28,7 +28,7 @@ func Example() {
 	}
 	it, _ := g.PlayerEntity(0)
 	other, _ := g.PlayerEntity(1)
-	cmds := []game.PlayerCmd{{Entity: it, Cmd: game.UserCmd{Forward: 1}}, {Entity: other}}
+	cmds := []game.PlayerCmd{{Entity: it}, {Entity: other, Cmd: game.UserCmd{Forward: 1}}}
 	for f := game.Frame(1); f <= 20; f++ {
 		g.RunFrame(&game.Tick{Frame: f, Cmds: cmds, Events: game.Discard})
 	}
@@ -37,6 +37,6 @@ func Example() {
 	}
 	// Output:
 	// announced: client 1 is it
-	// {X:0 Y:-20 It:false Wait:0 Client:0}
-	// {X:0 Y:-16 It:true Wait:49 Client:1}
+	// {X:0 Y:0 It:false Wait:0 Client:0}
+	// {X:0 Y:-4 It:true Wait:49 Client:1}
 }

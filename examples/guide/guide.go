@@ -1,15 +1,17 @@
 // Package guide is the game of docs/GUIDE.md: tag on a square field. Each
 // player moves a dot; whoever is "it" passes it on by touching another dot,
-// which must then wait a second (60 frames) before it can tag back. A
-// client's taunt reaches every client through the server, and the server
-// announces each tag. guide_test.go runs it over the link simulator;
-// snap_gen.go is written by snapgen from the declarations (go generate).
+// which must then wait a second (60 frames) before it can tag back.
+//
+// The guide grows it in steps, one file each: guide.go is the game and
+// guide_test.go runs it over the link simulator (the netsim program whose
+// size GUIDE.md quotes); messages.go adds a game message both ways (a
+// client's taunt relayed to everyone, the server's announcement of each
+// tag); udp_example_test.go plays that over real UDP with connect tokens,
+// and the play module's example_guide_test.go in a window. snap_gen.go is written by
+// snapgen from the declarations (go generate).
 package guide
 
-import (
-	"github.com/snapwire/snapwire/client"
-	"github.com/snapwire/snapwire/game"
-)
+import "github.com/snapwire/snapwire/game"
 
 //go:generate go run github.com/snapwire/snapwire/snapgen
 
@@ -27,95 +29,40 @@ type Dot struct {
 	Client game.ClientNum `snap:"bits=6"` // the player it belongs to
 }
 
-// Position makes a dot a client.Positioner: the window draws it blended
-// between frames, and the client measures its prediction error.
+// Position makes a dot a client.Positioner: the client measures its
+// prediction error (client.Stats), and the window (package play) draws it
+// blended between frames.
 func (d *Dot) Position() (x, y, z float32) { return float32(d.X), float32(d.Y), 0 }
 
-// Say is a game message both ways: a client's taunt to the server, and
-// the server's line to every client: a relayed taunt, or "it" from the
-// player who was just tagged.
-//
-//snap:message
-type Say struct {
-	From game.ClientNum `snap:"bits=6"`
-	Text string         `snap:"max=40"`
-}
+// Owner makes a dot its player's (game.Owned): the table's PlayerEntity
+// finds a client's dot by it, on the server and on a client alike, and
+// its ClientDisconnected removes it.
+func (d *Dot) Owner() (game.ClientNum, bool) { return d.Client, true }
 
-// Game is the whole game, the same on the server and on every client.
-type Game struct {
-	*game.EntityTable
-	// Announce sends a line to every client: on the server, the
-	// server's BroadcastMessage; on a client nothing (RunFrame predicts).
-	Announce func(game.Message) error
-}
+// Game is the whole game, the same on the server and on every client. The
+// entity table holds the dots and gives the Game methods the guide leaves
+// as they are: Load (an empty field), Visible (every dot), State (none),
+// PlayerEntity and ClientDisconnected (by Owner).
+type Game struct{ *game.EntityTable }
 
 // New returns the game: both ends register the same types in one order.
 func New() *Game {
 	reg := game.NewRegistry()
 	reg.MustRegister(game.EntityType{Name: "guide.Dot", New: func() game.Entity { return new(Dot) }})
-	reg.RegisterMessage("guide.Say", func() game.Message { return new(Say) })
-	return &Game{game.NewEntityTable(reg), func(game.Message) error { return nil }}
+	return &Game{game.NewEntityTable(reg)}
 }
 
-func (g *Game) Load(string) error                                   { g.EntityTable = game.NewEntityTable(g.Registry()); return nil }
-func (g *Game) State(game.ClientNum, game.StateID) game.Snapshotter { return nil }
-
 // ClientConnected spawns client c's dot at the lowest free number, in a
-// column up from the centre; the first player is it.
+// column down from the centre; the first player is it.
 func (g *Game) ClientConnected(c game.ClientNum) error {
-	_, e, err := g.Add(1) // guide.Dot, the first type registered
-	if d, ok := e.(*Dot); ok {
-		*d = Dot{Y: -16 * int32(c%64), It: g.Len() == 1, Client: c}
-	}
+	_, err := g.AddEntity(1, &Dot{Y: 16 * int32(c%64), It: g.Len() == 0, Client: c}) // 1: guide.Dot, the first type registered
 	return err
 }
 
-func (g *Game) ClientDisconnected(c game.ClientNum) {
-	if n, ok := g.PlayerEntity(c); ok {
-		g.Remove(n)
-	}
-}
-
-// PlayerEntity finds client c's dot by its Client field, on the server
-// and on a client alike.
-func (g *Game) PlayerEntity(c game.ClientNum) (game.EntityNum, bool) {
-	for n, e := range g.Entities() {
-		if e.(*Dot).Client == c {
-			return n, true
-		}
-	}
-	return 0, false
-}
-
-// Visible: every client sees every dot (its PVS, DOOM III §4.2).
-func (g *Game) Visible(c game.ClientNum, set game.EntitySet) {
-	for n := range g.Entities() {
-		set.Add(n)
-	}
-}
-
-// Relay passes a client's taunt on to everyone, signed with its sender
-// (server.Config.OnMessage).
-func (g *Game) Relay(from game.ClientNum, m game.Message) {
-	if say, ok := m.(*Say); ok {
-		g.Announce(&Say{From: from, Text: say.Text})
-	}
-}
-
-// Bot is a player's input (client.InputFunc): walk up while it and not
-// alone, else stand. The client tells it its player (in.Player), read from g, the
-// client's own game.
-func (g *Game) Bot(in client.Input) game.UserCmd {
-	if e, _ := g.Entity(in.Player); in.HasPlayer && e.(*Dot).It && g.Len() > 1 {
-		return game.UserCmd{Forward: 1}
-	}
-	return game.UserCmd{}
-}
-
 // RunFrame moves each dot by its command, Right along x and Forward up
-// the screen (-y); then whoever is it and may tag tags a dot it touches.
-// The same code runs on the server and, predicting, on every client
-// (DOOM III §2).
+// the screen (-y); then whoever is it and may tag tags a dot it touches,
+// which must wait before it tags back. The same code runs on the server
+// and, predicting, on every client (DOOM III §2).
 func (g *Game) RunFrame(t *game.Tick) {
 	for _, pc := range t.Cmds {
 		e, _ := g.Entity(pc.Entity)
@@ -129,8 +76,6 @@ func (g *Game) RunFrame(t *game.Tick) {
 		for _, b := range g.Entities() {
 			if a, b := a.(*Dot), b.(*Dot); a.It && a.Wait == 0 && a != b && max(a.X-b.X, b.X-a.X, a.Y-b.Y, b.Y-a.Y) < 8 {
 				a.It, b.It, b.Wait = false, true, 60
-				g.Announce(&Say{From: b.Client, Text: "it"})
-				return
 			}
 		}
 	}

@@ -17,9 +17,10 @@ import (
 // secure: the server holds a key and accepts only clients with a connect
 // token sealed with it, which a backend issues (token.Issue); every packet
 // is then authenticated and encrypted. Each Runner owns its core on its
-// Run goroutine; this goroutine reads them through Runner.Do. The second
-// player joins once the first is in, is tagged, and hears the server
-// announce it.
+// Run goroutine; this goroutine reads them through Runner.Do. The game is
+// NewChat's, with its messages (messages.go). The second player joins
+// once the first is in and walks up into it; the first hears the server
+// announce the tag.
 func Example_udp() {
 	const protocol = 0x6775696465 // the game's protocol id: "guide"
 	key, err := token.NewKey()    // shared by the backend and the servers, never sent to clients
@@ -27,7 +28,7 @@ func Example_udp() {
 		fmt.Println(err)
 		return
 	}
-	world := guide.New()
+	world := guide.NewChat()
 	cfg := server.Config{TokenKey: &key, ProtocolID: protocol, OnMessage: world.Relay}
 	srv, err := server.Listen("127.0.0.1:0", cfg, world, "")
 	if err != nil {
@@ -39,6 +40,8 @@ func Example_udp() {
 	go srv.Run(ctx)
 	srv.Do(ctx, func(_ time.Duration, s *server.Server) { world.Announce = s.BroadcastMessage })
 
+	// Client n walks up at n units a frame, as in the netsim program.
+	walk := client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{Forward: int8(in.Client)} })
 	heard := make(chan guide.Say, 16)
 	var players []*client.Runner
 	for i := range 2 {
@@ -48,13 +51,12 @@ func Example_udp() {
 			fmt.Println(err)
 			return
 		}
-		g := guide.New()
 		ccfg := client.Config{Name: fmt.Sprint("player", i), Token: tok, OnMessage: func(m game.Message) {
 			if i == 0 {
 				heard <- *m.(*guide.Say) // a copy: m is reused
 			}
 		}}
-		r, err := client.Dial(srv.Addr().String(), ccfg, g, client.InputFunc(g.Bot))
+		r, err := client.Dial(srv.Addr().String(), ccfg, guide.NewChat(), walk)
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -11,21 +11,25 @@ import (
 )
 
 // guideSources are the files docs/GUIDE.md quotes, each compiled by the
-// test suite: the guide's game and its netsim test, its examples (the
-// real-UDP one included), and the window's example in the play module,
+// test suite: the guide's game and its netsim example, the messages that
+// grow it, its examples (the real-UDP one included), and the window's
+// example in the play module,
 // which needs the build tag play (.ci/run vets ./play/... with -tags
 // play; the library module's tests cannot link Ebitengine).
 var guideSources = []string{
 	"examples/guide/guide.go",
 	"examples/guide/guide_test.go",
+	"examples/guide/messages.go",
 	"examples/guide/example_test.go",
 	"examples/guide/udp_example_test.go",
 	"play/example_guide_test.go",
 }
 
 // guideProgram are the files of the guide's netsim program: the game and
-// the test that runs it over the link simulator. The generated codecs
-// (snap_gen.go) are not part of it.
+// the example that runs it over the link simulator (Example_netsim).
+// Neither the generated codecs (snap_gen.go) nor the later steps that
+// grow the game (messages.go, the UDP and window examples) are part of
+// it: guide.go and guide_test.go use nothing they declare.
 var guideProgram = []string{"examples/guide/guide.go", "examples/guide/guide_test.go"}
 
 // TestGuideCodeCompiled: every ```go block of docs/GUIDE.md is a run of
