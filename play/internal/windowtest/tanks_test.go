@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -121,27 +120,7 @@ func TestTanksWindowXvfb(t *testing.T) {
 // the tanks and the overlay lay out.
 func checkTanksScreenshot(t *testing.T, path string) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b := img.Bounds(); b.Dx() != screenW || b.Dy() != screenH {
-		t.Fatalf("screenshot is %v, want %dx%d", b, screenW, screenH)
-	}
-	hist := func(r image.Rectangle) map[color.RGBA]int {
-		h := map[color.RGBA]int{}
-		for y := r.Min.Y; y < r.Max.Y; y++ {
-			for x := r.Min.X; x < r.Max.X; x++ {
-				h[color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)]++
-			}
-		}
-		return h
-	}
+	hist := screenshotHist(t, path)
 	gx, gy, gw, gh := playview.GraphRect(screenW, screenH)
 	graphR := image.Rect(gx, gy, gx+gw, gy+gh)
 	stripR := image.Rect(gx, gy, gx+playview.GraphStripW, gy+gh)

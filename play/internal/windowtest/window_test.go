@@ -123,27 +123,7 @@ func skipOrFail(tb testing.TB, format string, args ...any) {
 // the overlay lay out.
 func checkScreenshot(t *testing.T, path string) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b := img.Bounds(); b.Dx() != screenW || b.Dy() != screenH {
-		t.Fatalf("screenshot is %v, want %dx%d", b, screenW, screenH)
-	}
-	hist := func(r image.Rectangle) map[color.RGBA]int {
-		h := map[color.RGBA]int{}
-		for y := r.Min.Y; y < r.Max.Y; y++ {
-			for x := r.Min.X; x < r.Max.X; x++ {
-				h[color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)]++
-			}
-		}
-		return h
-	}
+	hist := screenshotHist(t, path)
 	gx, gy, gw, gh := playview.GraphRect(screenW, screenH)
 	graphR := image.Rect(gx, gy, gx+gw, gy+gh)
 	stripR := image.Rect(gx, gy, gx+playview.GraphStripW, gy+gh)
@@ -187,4 +167,32 @@ func TestWasmBuild(t *testing.T) {
 		t.Skip("builds Ebitengine for js/wasm (-short)")
 	}
 	goBuild(t, []string{"GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0"}, "-o", filepath.Join(t.TempDir(), "dots.wasm"), "../dots")
+}
+
+// screenshotHist reads the window's screenshot at path (the logical
+// screen's size) and returns the colour histogram of a region of it.
+func screenshotHist(t *testing.T, path string) func(image.Rectangle) map[color.RGBA]int {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != screenW || b.Dy() != screenH {
+		t.Fatalf("screenshot is %v, want %dx%d", b, screenW, screenH)
+	}
+	hist := func(r image.Rectangle) map[color.RGBA]int {
+		h := map[color.RGBA]int{}
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			for x := r.Min.X; x < r.Max.X; x++ {
+				h[color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)]++
+			}
+		}
+		return h
+	}
+	return hist
 }
