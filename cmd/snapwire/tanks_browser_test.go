@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"image/color"
-	"image/png"
 	"net"
 	"net/http"
 	"net/netip"
@@ -268,17 +266,7 @@ func TestTanksBrowser(t *testing.T) {
 // the field, crates and the player's tank, in their colours.
 func drewTanks(t *testing.T, b []byte) bool {
 	t.Helper()
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("screenshot: %v", err)
-	}
-	count := map[color.RGBA]int{}
-	r := img.Bounds()
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			count[color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)]++
-		}
-	}
+	count, r := colourCount(t, b)
 	t.Logf("screenshot %v: %d colours, field %d px, crates %d px, player %d px, others %d px", r, len(count),
 		count[tanksField], count[tanksCrate], count[tanksSelf], count[tanksOther])
 	return count[tanksField] >= 1000 && count[tanksCrate] >= 4*100 && count[tanksSelf] >= 10 && len(count) >= 8

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"image"
 	"image/color"
 	"image/png"
 	"os"
@@ -232,6 +233,16 @@ func TestBrowserPlay(t *testing.T) {
 // the arena's floor and the player, in their colours.
 func drewGame(t *testing.T, b []byte) bool {
 	t.Helper()
+	count, r := colourCount(t, b)
+	t.Logf("screenshot %v: %d colours, floor %d px, player %d px, others %d px", r, len(count),
+		count[play.ColorFloor], count[play.ColorSelf], count[play.ColorOther])
+	return count[play.ColorFloor] >= 1000 && count[play.ColorSelf] >= 10 && len(count) >= 8
+}
+
+// colourCount decodes a PNG screenshot and counts the pixels of each
+// colour.
+func colourCount(t *testing.T, b []byte) (map[color.RGBA]int, image.Rectangle) {
+	t.Helper()
 	img, err := png.Decode(bytes.NewReader(b))
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
@@ -243,7 +254,5 @@ func drewGame(t *testing.T, b []byte) bool {
 			count[color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)]++
 		}
 	}
-	t.Logf("screenshot %v: %d colours, floor %d px, player %d px, others %d px", r, len(count),
-		count[play.ColorFloor], count[play.ColorSelf], count[play.ColorOther])
-	return count[play.ColorFloor] >= 1000 && count[play.ColorSelf] >= 10 && len(count) >= 8
+	return count, r
 }
