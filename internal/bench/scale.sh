@@ -11,7 +11,8 @@
 # share the machine's cores.
 #
 # Usage (from the repository root): internal/bench/scale.sh N [DURATION]
-# e.g. internal/bench/scale.sh 512 5m
+# e.g. internal/bench/scale.sh 512 5m; CMD_RATE=30 sets the light clients'
+# command messages per second (load --cmd-rate, default 60), PORT the port.
 set -euo pipefail
 n=${1:?usage: scale.sh N [DURATION]}
 dur=${2:-60s}
@@ -29,14 +30,14 @@ cpu() { awk '{print $14+$15}' "/proc/$srv/stat"; }
 t0=$(date +%s.%N)
 c0=$(cpu)
 /usr/bin/time -f '%U %S' -o "$dir/loadtime" "$dir/snapwire" load --game crowd --clients "$n" \
-	--key-file "$dir/key" --connect "127.0.0.1:$port" --duration "$dur" --json >"$dir/load.json" || true
+	--key-file "$dir/key" --connect "127.0.0.1:$port" --duration "$dur" --cmd-rate "${CMD_RATE:-60}" --json >"$dir/load.json" || true
 c1=$(cpu)
 t1=$(date +%s.%N)
 rss=$(awk '/VmRSS/{print $2}' "/proc/$srv/status")
 jq -c --argjson n "$n" --argjson hz "$hz" --argjson c0 "$c0" --argjson c1 "$c1" \
 	--argjson t0 "$t0" --argjson t1 "$t1" --argjson rss "$rss" --arg lt "$(cat "$dir/loadtime")" '
 	(($c1 - $c0) / $hz / ($t1 - $t0)) as $core |
-	{players: $n, connected, duration_s, snapshot_rate_p5, snapshot_rate_p50, snapshot_rate_min,
+	{players: $n, connected, failed, first_error, duration_s, snapshot_rate_p5, snapshot_rate_p50, snapshot_rate_min,
 	 loss, bytes_in_per_client_per_s, base_mismatches, decode_errors,
 	 server_cores: ($core * 1000 | round / 1000),
 	 server_core_ms_per_player_s: ($core / $n * 1e6 | round / 1000),
