@@ -266,7 +266,9 @@ func TestBotResumesThroughProxy(t *testing.T) {
 			t.Fatalf("the bot ended before it resumed: %v\n%s", err, out.String())
 		case <-time.After(20 * time.Millisecond):
 		}
-		srv.Do(ctx, func(_ time.Duration, s *server.Server) { frags, st = world.Score.Slots[num].Frags, serverhook.ServerStats(s) })
+		srv.Do(ctx, func(_ time.Duration, s *server.Server) {
+			frags, st = world.Score.Slots[num].Frags, serverhook.ServerStats(s)
+		})
 	}
 	err = <-botDone
 	var sum botSummary
