@@ -12,7 +12,9 @@
 #
 # Usage (from the repository root): internal/bench/scale.sh N [DURATION]
 # e.g. internal/bench/scale.sh 512 5m; CMD_RATE=30 sets the light clients'
-# command messages per second (load --cmd-rate, default 60), PORT the port.
+# command messages per second (load --cmd-rate, default 60), RAMP the
+# interval between two clients' connects (load --ramp, default 2ms), PORT
+# the port.
 set -euo pipefail
 n=${1:?usage: scale.sh N [DURATION]}
 dur=${2:-60s}
@@ -30,7 +32,7 @@ cpu() { awk '{print $14+$15}' "/proc/$srv/stat"; }
 t0=$(date +%s.%N)
 c0=$(cpu)
 /usr/bin/time -f '%U %S' -o "$dir/loadtime" "$dir/snapwire" load --game crowd --clients "$n" \
-	--key-file "$dir/key" --connect "127.0.0.1:$port" --duration "$dur" --cmd-rate "${CMD_RATE:-60}" --json >"$dir/load.json" || true
+	--key-file "$dir/key" --connect "127.0.0.1:$port" --duration "$dur" --cmd-rate "${CMD_RATE:-60}" --ramp "${RAMP:-2ms}" --json >"$dir/load.json" || true
 c1=$(cpu)
 t1=$(date +%s.%N)
 rss=$(awk '/VmRSS/{print $2}' "/proc/$srv/status")
