@@ -19,7 +19,6 @@ import (
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/loadgen"
 	"github.com/snapwire/snapwire/internal/netaddr"
-	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/token"
 )
 
@@ -34,6 +33,7 @@ func init() {
 type loadOptions struct {
 	clients  int
 	connect  string
+	game     string
 	keyFile  string
 	password string
 	duration time.Duration
@@ -47,6 +47,7 @@ func parseLoadFlags(args []string) (loadOptions, error) {
 	fs := newFlagSet("load")
 	fs.IntVar(&o.clients, "clients", 64, "light clients, each on its own socket (1..65536)")
 	fs.StringVar(&o.connect, "connect", "127.0.0.1:27960", "server address (HOST:PORT); to an IPv4 loopback server each client sends from its own address of 127.0.0.0/8")
+	fs.StringVar(&o.game, "game", gameArena, "the game the server serves (serve --game): arena or crowd; the clients need its registry and map base, no other code of it")
 	fs.StringVar(&o.keyFile, "key-file", "", "issue each client its own connect token with this key file (a secure server); without it the clients connect insecurely")
 	fs.StringVar(&o.password, "password", "", "server password")
 	fs.DurationVar(&o.duration, "duration", 30*time.Second, "how long to play from the first connect (0: until SIGINT/SIGTERM)")
@@ -59,6 +60,9 @@ func parseLoadFlags(args []string) (loadOptions, error) {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(fs.Output(), "snapwire load: unexpected argument %q\n", fs.Arg(0))
 		return o, errUsage
+	}
+	if err := checkGameFlag(o.game); err != nil {
+		return o, err
 	}
 	switch {
 	case o.clients < 1 || o.clients > 65536:
@@ -105,7 +109,7 @@ func load(ctx context.Context, o loadOptions, stdout io.Writer) error {
 	}
 	res, err := loadgen.Run(ctx, loadgen.RunConfig{
 		Server: srv, Clients: o.clients, Duration: o.duration, Ramp: o.ramp,
-		Bases: loadgen.NewBases(func() game.Game { return refgame.NewGame() }),
+		Bases: loadgen.NewBases(func() game.Game { g, _ := serveGame(o.game); return g }),
 		Config: func(i int) (loadgen.Config, error) {
 			cfg := loadgen.Config{Name: fmt.Sprintf("load%d", i), Password: o.password, CmdRate: o.cmdRate, Seed: uint32(i)}
 			if key != nil {

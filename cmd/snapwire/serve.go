@@ -22,6 +22,7 @@ import (
 
 	"github.com/snapwire/snapwire/agones"
 	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/crowdgame"
 	"github.com/snapwire/snapwire/internal/netaddr"
 	"github.com/snapwire/snapwire/internal/q3/oob"
 	"github.com/snapwire/snapwire/internal/q3/query"
@@ -41,6 +42,7 @@ func init() {
 
 type serveOptions struct {
 	listen     string
+	game       string
 	settings   string
 	tick       int
 	snaps      int
@@ -71,6 +73,7 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	o := serveOptions{}
 	fs := newFlagSet("serve")
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:27960", "UDP address to serve on (port 0: any free port)")
+	fs.StringVar(&o.game, "game", gameArena, gameFlagUsage)
 	fs.StringVar(&o.settings, "map", "", `arena settings, e.g. "arena rooms=4x4 players=16" (default: the 3x3 arena)`)
 	fs.IntVar(&o.tick, "tick", 60, "game frames per second (DOOM III: 60)")
 	fs.IntVar(&o.snaps, "snaps", 20, "snapshots per second per client (10..60)")
@@ -97,6 +100,12 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	fs.BoolVar(&o.pprof, "pprof", false, "with --metrics: also serve net/http/pprof under /debug/pprof/ (CPU and heap profiles; keep it private)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if err := checkGameFlag(o.game); err != nil {
+		return o, err
+	}
+	if o.game == gameCrowd && (o.settings != "" || o.web != "") {
+		return o, errors.New("--game crowd takes no --map and no --web (the arena's)")
 	}
 	if o.logFormat != "text" && o.logFormat != "json" {
 		return o, fmt.Errorf("--log-format %q: want text or json", o.logFormat)
@@ -153,8 +162,11 @@ func parseServeFlags(args []string) (serveOptions, error) {
 // serveSettings returns the arena settings string, checking that the map
 // has a player slot for every client.
 func serveSettings(o serveOptions) (string, error) {
+	if o.game == gameCrowd {
+		return crowdgame.Settings, nil
+	}
 	if o.maxClients > refgame.MaxPlayersLimit {
-		return "", fmt.Errorf("--max-clients %d: the arena holds at most %d players", o.maxClients, refgame.MaxPlayersLimit)
+		return "", fmt.Errorf("--max-clients %d: the arena holds at most %d players (--game crowd holds %d)", o.maxClients, refgame.MaxPlayersLimit, game.MaxClients)
 	}
 	var cfg refgame.Config
 	if o.settings == "" {
@@ -207,8 +219,8 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	// quakestat -q3s and server browsers list this server. The core hands
 	// us every connectionless packet that is not a snapwire handshake; the
 	// hook and qs.refresh both run on the Runner's goroutine.
-	world := refgame.NewGame()
-	qs := newQueryStatus(o, settings, world)
+	world, arena := serveGame(o.game)
+	qs := newQueryStatus(o, settings, arena)
 	serverhook.Edit(&cfg, func(h *serverhook.Hooks) { h.OnConnectionless = qs.handle })
 	var metricsLn net.Listener
 	if o.metrics != "" {
@@ -430,8 +442,8 @@ type queryStatus struct {
 }
 
 func newQueryStatus(o serveOptions, settings string, world *refgame.World) *queryStatus {
-	q := &queryStatus{hostname: o.hostname, maxClients: o.maxClients, world: world, mapName: "arena"}
-	if cfg, err := refgame.ParseConfig(settings); err == nil {
+	q := &queryStatus{hostname: o.hostname, maxClients: o.maxClients, world: world, mapName: o.game}
+	if cfg, err := refgame.ParseConfig(settings); err == nil && world != nil {
 		q.mapName = fmt.Sprintf("arena%dx%d", cfg.RoomsX, cfg.RoomsY)
 	}
 	q.responder = query.NewResponder(query.SourceFunc(q.fill), query.Config{})
@@ -444,7 +456,7 @@ func (q *queryStatus) refresh(s *server.Server) {
 	q.clients = s.AppendClients(q.clients[:0])
 	for _, c := range q.clients {
 		score := 0
-		if int(c.Num) < len(q.world.Score.Slots) {
+		if q.world != nil && int(c.Num) < len(q.world.Score.Slots) {
 			score = int(q.world.Score.Slots[c.Num].Frags)
 		}
 		q.players = append(q.players, query.Player{Name: c.Name, Score: score, Ping: int(c.RTT.Milliseconds())})

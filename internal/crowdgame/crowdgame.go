@@ -2,11 +2,12 @@
 // 25: up to game.MaxClients), cheap enough that tests and benchmarks run
 // hundreds of clients in seconds. Client c's player is entity c, placed by
 // its number on a grid, 32 to a row and Spacing apart, and moved along X
-// by its commands. A client sees the players of the 3×3 cells of side Cell
-// around its own, found through a cell index the server rebuilds each
-// frame: a spatial grid, so what a client's snapshot costs and carries
-// follows the players near it, not the size of the match. There is no
-// map entity and no non-PVS state.
+// by its commands. A client sees the players within Radius of its own,
+// found through a game.Grid of side Cell the server updates each frame: a
+// spatial grid, so what a client's snapshot costs and carries follows the
+// players near it, not the size of the match. There is no map entity and
+// no non-PVS state. `snapwire serve --game crowd` serves it (issue 25: a
+// match of up to 1,024 players over real UDP).
 package crowdgame
 
 import (
@@ -19,12 +20,14 @@ import (
 // Settings is the only settings string Load takes.
 const Settings = "crowd"
 
-// Grid geometry: Spacing between spawn points, 32 to a row, and the side
-// of a cell of the PVS grid.
+// Grid geometry: Spacing between spawn points, 32 to a row, the side of a
+// cell of the PVS grid and the radius a player sees (1.5 cells: about the
+// 3×3 cells around it).
 const (
 	Spacing = 60
 	Row     = 32
 	Cell    = 100
+	Radius  = 150
 )
 
 // TypePlayer is the player entity type, the registry's only one.
@@ -47,8 +50,8 @@ func (p *Player) Position() (x, y, z float32) { return float32(p.X), float32(p.Y
 // Game is the crowd game. One instance per end.
 type Game struct {
 	*game.EntityTable
-	reg   *game.Registry
-	cells map[[2]int16][]game.EntityNum // the players of each cell (index)
+	reg  *game.Registry
+	grid *game.Grid // the players by position (interest management)
 }
 
 // NewRegistry returns the registry both ends use.
@@ -61,7 +64,7 @@ func NewRegistry() *game.Registry {
 // New returns an unloaded game.
 func New() *Game {
 	reg := NewRegistry()
-	return &Game{EntityTable: game.NewEntityTable(reg), reg: reg, cells: map[[2]int16][]game.EntityNum{}}
+	return &Game{EntityTable: game.NewEntityTable(reg), reg: reg, grid: game.NewGrid(Cell)}
 }
 
 func (g *Game) Registry() *game.Registry { return g.reg }
@@ -72,7 +75,7 @@ func (g *Game) Load(settings string) error {
 		return fmt.Errorf("crowdgame: settings %q, want %q", settings, Settings)
 	}
 	g.EntityTable = game.NewEntityTable(g.reg)
-	clear(g.cells)
+	g.grid = game.NewGrid(Cell)
 	return nil
 }
 
@@ -91,13 +94,13 @@ func (g *Game) ClientConnected(c game.ClientNum) error {
 	}
 	p := e.(*Player)
 	p.X, p.Y = Spawn(c)
-	g.index()
+	g.grid.Move(game.EntityNum(c), float32(p.X), float32(p.Y))
 	return nil
 }
 
 func (g *Game) ClientDisconnected(c game.ClientNum) {
 	g.Remove(game.EntityNum(c))
-	g.index()
+	g.grid.Remove(game.EntityNum(c))
 }
 
 func (g *Game) PlayerEntity(c game.ClientNum) (game.EntityNum, bool) {
@@ -105,7 +108,9 @@ func (g *Game) PlayerEntity(c game.ClientNum) (game.EntityNum, bool) {
 }
 
 // RunFrame moves each commanded player along X by its command's Forward
-// divided by 32; the server then re-indexes the cells.
+// divided by 32 (wrapping at the ends of int16: a light client's Forward
+// of 100 crosses the range in about 3 minutes at 60 Hz); on the server
+// each moved player then moves in the grid.
 func (g *Game) RunFrame(t *game.Tick) {
 	for _, pc := range t.Cmds {
 		if e, typ := g.Entity(pc.Entity); typ == TypePlayer {
@@ -113,40 +118,23 @@ func (g *Game) RunFrame(t *game.Tick) {
 		}
 	}
 	if !t.Predicting {
-		g.index()
-	}
-}
-
-func cellOf(p *Player) [2]int16 { return [2]int16{p.X / Cell, p.Y / Cell} }
-
-// index rebuilds the cell index from the players' positions, reusing each
-// cell's slice (no allocation once every cell was seen).
-func (g *Game) index() {
-	for k, v := range g.cells {
-		g.cells[k] = v[:0]
-	}
-	for n, e := range g.Entities() {
-		if p, ok := e.(*Player); ok {
-			k := cellOf(p)
-			g.cells[k] = append(g.cells[k], n)
+		for _, pc := range t.Cmds {
+			if e, typ := g.Entity(pc.Entity); typ == TypePlayer {
+				p := e.(*Player)
+				g.grid.Move(pc.Entity, float32(p.X), float32(p.Y))
+			}
 		}
 	}
 }
 
-// Visible adds the players of the 3×3 cells around client c's player.
+// Visible adds the players within Radius of client c's player.
 func (g *Game) Visible(c game.ClientNum, set game.EntitySet) {
 	e, typ := g.Entity(game.EntityNum(c))
 	if typ != TypePlayer {
 		return
 	}
-	k := cellOf(e.(*Player))
-	for dx := int16(-1); dx <= 1; dx++ {
-		for dy := int16(-1); dy <= 1; dy++ {
-			for _, n := range g.cells[[2]int16{k[0] + dx, k[1] + dy}] {
-				set.Add(n)
-			}
-		}
-	}
+	p := e.(*Player)
+	g.grid.AddNear(set, float32(p.X), float32(p.Y), Radius)
 }
 
 // State returns nil: the crowd has no non-PVS state.
