@@ -31,7 +31,10 @@ type Game struct {
 	Announce func(m game.Message) error
 	// Feed holds, on a client, the last FeedLines kill-feed and chat lines
 	// the server sent (ClientMessage), oldest first, for the HUD.
-	Feed     []string
+	Feed []string
+	// Chat holds the last FeedLines chat lines alone, which kills push
+	// out of Feed.
+	Chat     []string
 	killFeed KillFeed // scratch of hitTank
 	chatLine ChatLine // scratch of ServerMessage
 }
@@ -154,7 +157,7 @@ const FeedLines = 6
 
 // ClientMessage handles a server's message on a client (the client program
 // passes it as client.Config.OnMessage): kill-feed and chat lines go to
-// Feed.
+// Feed, chat lines to Chat too.
 func (g *Game) ClientMessage(m game.Message) {
 	var line string
 	switch m := m.(type) {
@@ -162,13 +165,19 @@ func (g *Game) ClientMessage(m game.Message) {
 		line = fmt.Sprintf("player %d destroyed player %d", m.Killer, m.Victim)
 	case *ChatLine:
 		line = fmt.Sprintf("player %d: %s", m.From, m.Text)
+		g.Chat = appendLine(g.Chat, line)
 	default:
 		return
 	}
-	if len(g.Feed) == FeedLines {
-		g.Feed = append(g.Feed[:0], g.Feed[1:]...)
+	g.Feed = appendLine(g.Feed, line)
+}
+
+// appendLine appends line to lines, dropping the oldest beyond FeedLines.
+func appendLine(lines []string, line string) []string {
+	if len(lines) == FeedLines {
+		lines = append(lines[:0], lines[1:]...)
 	}
-	g.Feed = append(g.Feed, line)
+	return append(lines, line)
 }
 
 // State implements game.Game: the tanks have no state outside entities.

@@ -105,6 +105,7 @@ type summary struct {
 	Sparks     int                 `json:"sparks"`      // crate hits the player was told of (EventCrateHit)
 	Score      int32               `json:"score"`
 	Feed       []string            `json:"feed"` // the kill feed and chat lines last shown
+	Chat       []string            `json:"chat"` // the chat lines last heard (kills push them out of the feed)
 }
 
 // chatAt is when an autoplaying player says something (a game message to
@@ -163,7 +164,7 @@ func run(opt options) (summary, error) {
 		BaseMismatches: ctr.BaseMismatches, DecodeErrors: ctr.DecodeErrors, ApplyErrors: ctr.ApplyErrors,
 		PingMS:     float64(st.RTT) / float64(time.Millisecond),
 		OtherTanks: len(d.othersSeen), Shells: len(d.shellsSeen), Sparks: d.sparks, Score: d.score,
-		Feed: append([]string{}, g.Feed...)}
+		Feed: append([]string{}, g.Feed...), Chat: append([]string{}, g.Chat...)}
 	if err := cl.Err(); err != nil {
 		sum.Error = err.Error()
 	}

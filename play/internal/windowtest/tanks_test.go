@@ -42,6 +42,7 @@ type tanksSummary struct {
 	Sparks          int      `json:"sparks"`
 	Score           int32    `json:"score"`
 	Feed            []string `json:"feed"`
+	Chat            []string `json:"chat"`
 }
 
 // The tanks' colours (play/internal/tanks/draw.go) and its field's place.
@@ -103,8 +104,8 @@ func TestTanksWindowXvfb(t *testing.T) {
 	if sum.OtherTanks < 1 || sum.Shells < 1 {
 		t.Errorf("the player saw %d other tanks and %d shells, want both", sum.OtherTanks, sum.Shells)
 	}
-	if want := fmt.Sprintf("player %d: gl hf", sum.ClientNum); !slices.Contains(sum.Feed, want) {
-		t.Errorf("feed %q lacks the player's chat line %q", sum.Feed, want)
+	if want := fmt.Sprintf("player %d: gl hf", sum.ClientNum); !slices.Contains(sum.Chat, want) {
+		t.Errorf("chat %q lacks the player's line %q", sum.Chat, want)
 	}
 	if p := os.Getenv("SNAPWIRE_TANKS_PNG"); p != "" {
 		if b, err := os.ReadFile(shot); err != nil {
