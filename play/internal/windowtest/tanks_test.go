@@ -1,19 +1,14 @@
 package windowtest
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
-	"github.com/snapwire/snapwire/internal/acceptance"
 	"github.com/snapwire/snapwire/internal/playview"
 )
 
@@ -70,29 +65,8 @@ var (
 // show the field, crates, tanks, the status band and the net graph. With
 // SNAPWIRE_TANKS_PNG=FILE the screenshot is also copied there.
 func TestTanksWindowXvfb(t *testing.T) {
-	acceptance.Require(t, "window")
-	xvfb, err := exec.LookPath("xvfb-run")
-	if err != nil {
-		skipOrFail(t, "xvfb-run is not installed: the window tests need Debian's xvfb and libgl1-mesa-dri")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "tanks")
-	goBuild(t, nil, "-o", bin, "../tanks")
-	shot := filepath.Join(dir, "tanks.png")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, xvfb, "-a", "-s", "-screen 0 1280x1024x24", bin,
-		"-autoplay", "-duration", "15s", "-ghost", "-screenshot", shot, "-json")
-	cmd.Env = append(os.Environ(), "LIBGL_ALWAYS_SOFTWARE=1", "SDL_AUDIODRIVER=dummy")
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("tanks: %v\n%s", err, out)
-	}
 	var sum tanksSummary
-	if err := json.Unmarshal(out, &sum); err != nil {
-		t.Fatalf("summary: %v\n%s", err, out)
-	}
+	shot := playUnderXvfb(t, "tanks", &sum)
 	t.Logf("summary: %+v", sum)
 	// 15 s at 20 snapshots a second, less the connection; frames drawn as
 	// for dots (TestGameWindowXvfb).

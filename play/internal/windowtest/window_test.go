@@ -68,29 +68,8 @@ func goBuild(t *testing.T, env []string, args ...string) {
 // balls, the ghost, the status band and the net graph. With
 // SNAPWIRE_PLAY_PNG=FILE the screenshot is also copied there.
 func TestGameWindowXvfb(t *testing.T) {
-	acceptance.Require(t, "window")
-	xvfb, err := exec.LookPath("xvfb-run")
-	if err != nil {
-		skipOrFail(t, "xvfb-run is not installed: the window tests need Debian's xvfb and libgl1-mesa-dri")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "dots")
-	goBuild(t, nil, "-o", bin, "../dots")
-	shot := filepath.Join(dir, "dots.png")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, xvfb, "-a", "-s", "-screen 0 1280x1024x24", bin,
-		"-autoplay", "-duration", "15s", "-ghost", "-screenshot", shot, "-json")
-	cmd.Env = append(os.Environ(), "LIBGL_ALWAYS_SOFTWARE=1", "SDL_AUDIODRIVER=dummy")
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("dots: %v\n%s", err, out)
-	}
 	var sum summary
-	if err := json.Unmarshal(out, &sum); err != nil {
-		t.Fatalf("summary: %v\n%s", err, out)
-	}
+	shot := playUnderXvfb(t, "dots", &sum)
 	t.Logf("summary: %+v", sum)
 	// 15 s at 20 snapshots a second, less the connection; frames drawn:
 	// Mesa's software rasteriser on a loaded 2-core machine drew 8 a
@@ -195,4 +174,35 @@ func screenshotHist(t *testing.T, path string) func(image.Rectangle) map[color.R
 		return h
 	}
 	return hist
+}
+
+// playUnderXvfb builds the program play/internal/NAME, plays it 15 s under
+// Xvfb (autoplay, the ghost on), decodes its -json summary into sum and
+// returns the path of its last frame's screenshot; it skips (or fails, as
+// skipOrFail) without xvfb-run.
+func playUnderXvfb(t *testing.T, name string, sum any) (shot string) {
+	t.Helper()
+	acceptance.Require(t, "window")
+	xvfb, err := exec.LookPath("xvfb-run")
+	if err != nil {
+		skipOrFail(t, "xvfb-run is not installed: the window tests need Debian's xvfb and libgl1-mesa-dri")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, name)
+	goBuild(t, nil, "-o", bin, "../"+name)
+	shot = filepath.Join(dir, name+".png")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, xvfb, "-a", "-s", "-screen 0 1280x1024x24", bin,
+		"-autoplay", "-duration", "15s", "-ghost", "-screenshot", shot, "-json")
+	cmd.Env = append(os.Environ(), "LIBGL_ALWAYS_SOFTWARE=1", "SDL_AUDIODRIVER=dummy")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", name, err, out)
+	}
+	if err := json.Unmarshal(out, sum); err != nil {
+		t.Fatalf("summary: %v\n%s", err, out)
+	}
+	return shot
 }
