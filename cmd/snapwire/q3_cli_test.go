@@ -237,20 +237,34 @@ func checkConnectJSON(t *testing.T, code int, out, errOut string, proto int) {
 // freeFixedPort returns a free 127.0.0.1 UDP port below Linux's ephemeral
 // range (32768-60999), so that no socket bound to port 0 meanwhile (the
 // other clients of the test) can take it before the process meant to
-// listen there does. A CI run once lost the proxy's port that way, or so
-// its symptoms (a client through the proxy heard nothing) suggest.
+// listen there does. Each call in this process gets a port no earlier call
+// got: the parallel tests that use it (q3 proxy, lockstep, master) once
+// probed the same free port one after the other and the later listener
+// failed with "address already in use" (a CI run, q3 proxy on 25202).
 func freeFixedPort(t *testing.T) string {
 	t.Helper()
-	for port := 20000 + os.Getpid()%10000; port < 32768; port += 7 {
-		c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port})
+	fixedPorts.Lock()
+	defer fixedPorts.Unlock()
+	if fixedPorts.next == 0 {
+		fixedPorts.next = 20000 + os.Getpid()%10000
+	}
+	for ; fixedPorts.next < 32768; fixedPorts.next += 7 {
+		c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: fixedPorts.next})
 		if err != nil {
 			continue
 		}
 		c.Close()
+		fixedPorts.next += 7
 		return c.LocalAddr().String()
 	}
 	t.Fatal("no free port below 32768")
 	return ""
+}
+
+// fixedPorts is where freeFixedPort's next probe starts.
+var fixedPorts struct {
+	sync.Mutex
+	next int
 }
 
 // TestQ3ConnectStockServer runs q3 connect with no flags but --json and a

@@ -176,7 +176,7 @@ func screenshotHist(t *testing.T, path string) func(image.Rectangle) map[color.R
 	return hist
 }
 
-// playUnderXvfb builds the program play/internal/NAME, plays it 15 s under
+// playUnderXvfb builds the program named name under play/internal, plays it 15 s under
 // Xvfb (autoplay, the ghost on), decodes its -json summary into sum and
 // returns the path of its last frame's screenshot; it skips (or fails, as
 // skipOrFail) without xvfb-run.
