@@ -70,6 +70,10 @@ type Params struct {
 	// unset gives up on a silent server after it [10s].
 	Timeout  time.Duration
 	UserData []byte // at most MaxUserData bytes, given to the server
+	// Match is the match the token admits to on a server that hosts many
+	// (server.Host): 1..32 bytes of printable ASCII without spaces, such
+	// as "duel-17"; empty: the server's default match.
+	Match string
 }
 
 // Token is a whole connect token as the client holds it.

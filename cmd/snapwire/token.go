@@ -82,6 +82,12 @@ func readKeyFile(path string) (token.Key, error) {
 
 // issueFor issues an arena token for the servers at addrs.
 func issueFor(key token.Key, addrs []string, clientID uint64, lifetime, timeout time.Duration, userData string) (*token.Token, error) {
+	return issueParams(key, addrs, token.Params{ClientID: clientID, Lifetime: lifetime, Timeout: timeout, UserData: []byte(userData)})
+}
+
+// issueParams issues a token of p with the arena's protocol id for the
+// servers at addrs.
+func issueParams(key token.Key, addrs []string, p token.Params) (*token.Token, error) {
 	var servers []netip.AddrPort
 	for _, a := range addrs {
 		ap, err := netaddr.Resolve(strings.TrimSpace(a))
@@ -90,10 +96,8 @@ func issueFor(key token.Key, addrs []string, clientID uint64, lifetime, timeout 
 		}
 		servers = append(servers, ap)
 	}
-	return token.Issue(key, token.Params{
-		ProtocolID: arenaProtocolID, ClientID: clientID, Servers: servers,
-		Lifetime: lifetime, Timeout: timeout, UserData: []byte(userData),
-	}, time.Now())
+	p.ProtocolID, p.Servers = arenaProtocolID, servers
+	return token.Issue(key, p, time.Now())
 }
 
 func runTokenIssue(args []string, stdout io.Writer) error {
@@ -104,6 +108,7 @@ func runTokenIssue(args []string, stdout io.Writer) error {
 	lifetime := fs.Duration("expire", 30*time.Second, "how long the token can be used to connect")
 	timeout := fs.Duration("timeout", 10*time.Second, "session timeout")
 	userData := fs.String("user-data", "", "up to 256 bytes passed to the server")
+	match := fs.String("match", "", "the match the token admits to on a server that hosts many: 1..32 bytes of printable ASCII without spaces (default: the server's default match)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -114,7 +119,9 @@ func runTokenIssue(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tok, err := issueFor(key, strings.Split(*servers, ","), *clientID, *lifetime, *timeout, *userData)
+	tok, err := issueParams(key, strings.Split(*servers, ","), token.Params{
+		ClientID: *clientID, Lifetime: *lifetime, Timeout: *timeout, UserData: []byte(*userData), Match: *match,
+	})
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@
 // Wire layout of a token (all integers little-endian):
 //
 //	+-------------------------------+
-//	| "SNAPWIRE TOKEN 1" (16 bytes) |  Magic
+//	| "SNAPWIRE TOKEN 2" (16 bytes) |  Magic
 //	+-------------------------------+
 //	| protocol id          u64      |  ┐
 //	| create time (Unix s) u64      |  │ Header: also the associated data
@@ -42,9 +42,17 @@
 // The private part, before sealing:
 //
 //	client id u64 | timeout ms u32 | client→server key 32 | server→client key 32 |
-//	server count u8 | count × address | user data length u16 | user data
+//	server count u8 | count × address | user data length u16 | user data |
+//	match length u8 | match
 //
 // and an address is family u8 (4 or 6) | 4 or 16 address bytes | port u16.
+// The match is the name of the match the token admits to on a server
+// that hosts many (0..MaxMatchLen bytes of printable ASCII without spaces,
+// CheckMatch; empty: the server's default match).
+//
+// Magic "SNAPWIRE TOKEN 2" is the layout with the match (issue 25); a
+// token of layout 1 is malformed. Tokens live for seconds (Params.Lifetime,
+// 30 s by default), so none outlives the change.
 package tokenwire
 
 import (
@@ -69,10 +77,12 @@ const (
 	MaxServers    = 8   // addresses one token is good for
 	MaxUserData   = 256 // opaque bytes the backend passes to the server
 	tagLen        = chacha20poly1305.Overhead
-	magic         = "SNAPWIRE TOKEN 1"
+	// MaxMatchLen is the longest match name (Params.Match).
+	MaxMatchLen   = 32
+	magic         = "SNAPWIRE TOKEN 2"
 	headerLen     = 8 + 8 + 8 + NonceLen
 	maxAddrLen    = 1 + 16 + 2
-	maxPrivateLen = 8 + 4 + 2*KeyLen + 1 + MaxServers*maxAddrLen + 2 + MaxUserData
+	maxPrivateLen = 8 + 4 + 2*KeyLen + 1 + MaxServers*maxAddrLen + 2 + MaxUserData + 1 + MaxMatchLen
 	// MaxSealedLen is the largest sealed private part.
 	MaxSealedLen = maxPrivateLen + tagLen
 	// MaxPrivateTokenLen is the largest private token: the header, the
@@ -129,6 +139,10 @@ type Params struct {
 	// unset gives up on a silent server after it [10s].
 	Timeout  time.Duration
 	UserData []byte // at most MaxUserData bytes, given to the server
+	// Match is the match the token admits to on a server that hosts many
+	// (server.Host): 1..32 bytes of printable ASCII without spaces, such
+	// as "duel-17"; empty: the server's default match.
+	Match string
 }
 
 // Header is a token's public header: sent in the connect request in the
@@ -159,6 +173,7 @@ type Private struct {
 	ServerToClientKey [KeyLen]byte
 	Servers           []netip.AddrPort
 	UserData          []byte
+	Match             string // the match the token admits to; empty: the default
 	// MAC is the sealed part's Poly1305 tag: unique per token, the key of
 	// a server's table of tokens already used.
 	MAC [16]byte
@@ -177,6 +192,9 @@ func Issue(key Key, p Params, now time.Time) (*Token, error) {
 		if !a.IsValid() {
 			return nil, fmt.Errorf("token: invalid server address %v", a)
 		}
+	}
+	if err := CheckMatch(p.Match); err != nil {
+		return nil, fmt.Errorf("token: %w", err)
 	}
 	if p.Lifetime <= 0 {
 		p.Lifetime = 30 * time.Second
@@ -200,12 +218,39 @@ func Issue(key Key, p Params, now time.Time) (*Token, error) {
 	priv = appendAddrs(priv, t.Servers)
 	priv = binary.LittleEndian.AppendUint16(priv, uint16(len(p.UserData)))
 	priv = append(priv, p.UserData...)
+	priv = append(priv, byte(len(p.Match)))
+	priv = append(priv, p.Match...)
 	aead, err := chacha20poly1305.NewX(key[:])
 	if err != nil {
 		return nil, err
 	}
 	t.Sealed = aead.Seal(nil, t.Nonce[:], priv, t.Header.appendTo(nil))
 	return t, nil
+}
+
+// CheckMatch checks a match name: at most MaxMatchLen bytes, each
+// printable ASCII other than a space (0x21..0x7e), so that a name is one
+// word in logs, metrics labels and command lines. The empty name, the
+// default match, passes.
+func CheckMatch(name string) error {
+	if len(name) > MaxMatchLen {
+		return fmt.Errorf("match name of %d bytes; at most %d", len(name), MaxMatchLen)
+	}
+	if i := checkMatchBytes(name); i >= 0 {
+		return fmt.Errorf("match name %q: byte %#02x at %d; want printable ASCII without spaces", name, name[i], i)
+	}
+	return nil
+}
+
+// checkMatchBytes returns the index of the first byte of name outside
+// 0x21..0x7e, or -1.
+func checkMatchBytes[T string | []byte](name T) int {
+	for i := range len(name) {
+		if c := name[i]; c < 0x21 || c > 0x7e {
+			return i
+		}
+	}
+	return -1
 }
 
 func (h *Header) appendTo(b []byte) []byte {
@@ -440,6 +485,14 @@ func (o *Opener) Open(b []byte, now time.Time) (*Private, error) {
 		return nil, ErrMalformed
 	}
 	p.UserData = append([]byte(nil), pr.need(ud)...)
+	if n := int(pr.u8()); n > MaxMatchLen {
+		return nil, ErrMalformed
+	} else if m := pr.need(n); len(m) > 0 {
+		if checkMatchBytes(m) >= 0 {
+			return nil, ErrMalformed
+		}
+		p.Match = string(m)
+	}
 	if pr.err != nil || len(pr.b) != 0 {
 		// Sealed by a holder of the key, yet malformed: a bug or a
 		// compromised backend; refuse it all the same.

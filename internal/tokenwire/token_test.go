@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 )
@@ -112,7 +113,7 @@ func TestIssueLimits(t *testing.T) {
 	for i := range many {
 		many[i] = netip.MustParseAddrPort("[2001:db8::1]:1")
 	}
-	tok, err := Issue(testKey, Params{Servers: many, UserData: make([]byte, MaxUserData)}, testNow)
+	tok, err := Issue(testKey, Params{Servers: many, UserData: make([]byte, MaxUserData), Match: strings.Repeat("m", MaxMatchLen)}, testNow)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,6 +139,7 @@ func TestKeyText(t *testing.T) {
 func FuzzUnmarshal(f *testing.F) {
 	f.Add(issue(f, Params{ClientID: 1, UserData: []byte("x")}).Marshal())
 	f.Add(issue(f, Params{}).Marshal())
+	f.Add(issue(f, Params{ClientID: 2, Match: "duel-17"}).Marshal())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tok, err := Unmarshal(b)
 		if err != nil {
@@ -152,10 +154,12 @@ func FuzzUnmarshal(f *testing.F) {
 
 func FuzzOpen(f *testing.F) {
 	f.Add(issue(f, Params{ClientID: 1, UserData: []byte("x")}).AppendPrivate(nil))
+	f.Add(issue(f, Params{ClientID: 2, Match: "duel-17"}).AppendPrivate(nil))
+	f.Add(issue(f, Params{ClientID: 3, UserData: []byte("y"), Match: strings.Repeat("~", MaxMatchLen)}).AppendPrivate(nil))
 	o := NewOpener(testKey, 0x5357, []netip.AddrPort{testServer})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := o.Open(b, testNow)
-		if err == nil && (len(p.UserData) > MaxUserData || len(p.Servers) > MaxServers) {
+		if err == nil && (len(p.UserData) > MaxUserData || len(p.Servers) > MaxServers || CheckMatch(p.Match) != nil) {
 			t.Fatal("limits not enforced")
 		}
 	})
