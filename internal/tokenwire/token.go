@@ -72,11 +72,11 @@ import (
 
 // Limits.
 const (
-	KeyLen        = 32 // private key and session key size
-	NonceLen      = chacha20poly1305.NonceSizeX
-	MaxServers    = 8   // addresses one token is good for
-	MaxUserData   = 256 // opaque bytes the backend passes to the server
-	tagLen        = chacha20poly1305.Overhead
+	KeyLen      = 32 // private key and session key size
+	NonceLen    = chacha20poly1305.NonceSizeX
+	MaxServers  = 8   // addresses one token is good for
+	MaxUserData = 256 // opaque bytes the backend passes to the server
+	tagLen      = chacha20poly1305.Overhead
 	// MaxMatchLen is the longest match name (Params.Match).
 	MaxMatchLen   = 32
 	magic         = "SNAPWIRE TOKEN 2"
