@@ -72,13 +72,12 @@ import (
 
 // Limits.
 const (
-	KeyLen      = 32 // private key and session key size
-	NonceLen    = chacha20poly1305.NonceSizeX
-	MaxServers  = 8   // addresses one token is good for
-	MaxUserData = 256 // opaque bytes the backend passes to the server
-	tagLen      = chacha20poly1305.Overhead
-	// MaxMatchLen is the longest match name (Params.Match).
-	MaxMatchLen   = 32
+	KeyLen        = 32 // private key and session key size
+	NonceLen      = chacha20poly1305.NonceSizeX
+	MaxServers    = 8   // addresses one token is good for
+	MaxUserData   = 256 // opaque bytes the backend passes to the server
+	tagLen        = chacha20poly1305.Overhead
+	MaxMatchLen   = 32 // the longest match name (Params.Match, CheckMatch)
 	magic         = "SNAPWIRE TOKEN 2"
 	headerLen     = 8 + 8 + 8 + NonceLen
 	maxAddrLen    = 1 + 16 + 2
