@@ -86,6 +86,12 @@ type Config struct {
 	// its private part rides in connect, and its session keys encrypt the
 	// channel. Without it the client uses the insecure handshake.
 	Token *token.Token
+	// Match is the match to join on a server that hosts many
+	// (server.Host): an insecure server routes the connect by it; a
+	// connect token names its own match, and this is then ignored by the
+	// server; empty: the default match. At most 32 bytes of printable
+	// ASCII without spaces, such as "duel-17" (New refuses others).
+	Match string
 	// SmoothDecay is the fraction of the render correction offset kept
 	// per frame [0.85: half gone in about 4 frames].
 	SmoothDecay float32
@@ -454,6 +460,9 @@ func New(cfg Config, g game.Game, input InputSource, send Sender) (*Client, erro
 	cfg.defaults()
 	if g == nil || input == nil || send == nil {
 		return nil, fmt.Errorf("client: game, input and sender are required")
+	}
+	if err := tokenwire.CheckMatch(cfg.Match); err != nil {
+		return nil, fmt.Errorf("client: Config.Match: %w", err)
 	}
 	c := &Client{
 		cfg: cfg, g: g, reg: g.Registry(), input: input, send: send,

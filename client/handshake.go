@@ -60,6 +60,7 @@ func (c *Client) sendHandshake(now time.Duration) {
 		m := session.Connect{
 			Nonce: c.nonce, Cookie: c.cookie, Version: session.Version,
 			RegistryHash: c.reg.Hash(), Password: c.cfg.Password, Name: c.cfg.Name,
+			Match: c.cfg.Match, // sent with a token too: the server decides (docs/PROTOCOL.md, "Matches")
 		}
 		if c.cfg.Token != nil {
 			tok := tokenwire.Of(c.cfg.Token)

@@ -38,6 +38,9 @@ const (
 	// ReasonMessageFlood: the client sent game messages faster or larger
 	// than the server's limits.
 	ReasonMessageFlood = Reason(session.ReasonMessageFlood)
+	// ReasonNoSuchMatch: the server hosts no match of the name the token
+	// or Config.Match gave (server.Host). Lasting: the client gives up.
+	ReasonNoSuchMatch = Reason(session.ReasonNoSuchMatch)
 )
 
 // String is the reason as a user reads it ("server full").

@@ -40,6 +40,9 @@ const (
 	ReasonTokenUnsupported  = Reason(session.ReasonTokenUnsupported)
 	ReasonTooManyAttempts   = Reason(session.ReasonTooManyAttempts)
 	ReasonTooManyFromIP     = Reason(session.ReasonTooManyFromIP)
+	// ReasonNoSuchMatch refuses a connect to a match this process does
+	// not host (the token's match, else the connect's; server.Host).
+	ReasonNoSuchMatch = Reason(session.ReasonNoSuchMatch)
 )
 
 // String is the reason in words ("server full"), as the log shows it.

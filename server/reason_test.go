@@ -86,7 +86,7 @@ func TestReasonsMatchSession(t *testing.T) {
 		ReasonServerFull, ReasonWrongVersion, ReasonWrongRegistry, ReasonWrongPassword, ReasonBadCookie,
 		ReasonTokenRequired, ReasonTokenExpired, ReasonTokenNotYetValid, ReasonTokenWrongProto,
 		ReasonTokenWrongServer, ReasonTokenInvalid, ReasonTokenReused, ReasonTokenOtherAddress,
-		ReasonTokenUnsupported, ReasonTooManyAttempts, ReasonTooManyFromIP, ReasonMessageFlood}
+		ReasonTokenUnsupported, ReasonTooManyAttempts, ReasonTooManyFromIP, ReasonMessageFlood, ReasonNoSuchMatch}
 	if len(all) != len(srv) {
 		t.Fatalf("the list above has %d reasons, reason.go %d", len(all), len(srv))
 	}

@@ -30,6 +30,10 @@ type Config struct {
 	// Token is the client's connect token for a secure server; nil: the
 	// insecure handshake.
 	Token *token.Token
+	// Match is the match to join on a server that hosts many, sent in
+	// the connect as client.Config.Match is (with a token too: the server
+	// decides); empty: the default match.
+	Match string
 	// CmdRate is the number of command messages per second [60].
 	CmdRate int
 	// Timeout ends a session after this long without a packet [the
@@ -187,6 +191,9 @@ func New(cfg Config, b *Bases, send session.Sender) (*Client, error) {
 	if b == nil || send == nil {
 		return nil, errors.New("loadgen: bases and sender are required")
 	}
+	if err := tokenwire.CheckMatch(cfg.Match); err != nil {
+		return nil, fmt.Errorf("loadgen: Config.Match: %w", err)
+	}
 	cfg.defaults()
 	c := &Client{cfg: cfg, bases: b, send: send}
 	if cfg.Token != nil {
@@ -244,6 +251,7 @@ func (c *Client) sendHandshake(now time.Duration) {
 		m := session.Connect{
 			Nonce: c.nonce, Cookie: c.cookie, Version: session.Version,
 			RegistryHash: c.bases.reg.Hash(), Password: c.cfg.Password, Name: c.cfg.Name,
+			Match: c.cfg.Match,
 		}
 		if c.tok != nil {
 			m.Token = c.tok.AppendPrivate(nil)

@@ -8,6 +8,7 @@ import (
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/snapshot"
+	"github.com/snapwire/snapwire/internal/tokenwire"
 )
 
 // Version is the session protocol version the client sends in connect.
@@ -26,7 +27,11 @@ import (
 // session resumes it (docs/PROTOCOL.md, "Reconnection"); the client number
 // in accept and sealed accept is a u16 (game.MaxClients, 1,024 player
 // slots), no longer a u8.
-const Version uint16 = 5
+// Version 6: the connect names the match it joins on a server that hosts
+// many (Connect.Match, after the name; docs/PROTOCOL.md, "Matches"), a
+// connect token names its own (tokenwire.Params.Match), and the reason
+// ReasonNoSuchMatch refuses a connect to a match the server does not host.
+const Version uint16 = 6
 
 // Errors returned by the parsers.
 var (
@@ -54,8 +59,11 @@ const (
 	// bytes, RFC 9000 §8.1).
 	ConnectLen = 1200
 	// MaxTokenLen bounds the private connect token a connect carries
-	// (internal/tokenwire: tokenwire.MaxPrivateTokenLen is smaller).
-	MaxTokenLen = 1024
+	// (internal/tokenwire: tokenwire.MaxPrivateTokenLen is smaller): a
+	// connect with every field at its bound is exactly ConnectLen.
+	MaxTokenLen = 1016
+	// MaxMatchLen bounds Connect.Match (tokenwire.CheckMatch).
+	MaxMatchLen = tokenwire.MaxMatchLen
 )
 
 // Kind is the first byte of a connectionless payload: a handshake
@@ -126,6 +134,9 @@ const (
 	// Game messages (gamemsg.go): a client that sent them faster or
 	// larger than the server's limits.
 	ReasonMessageFlood Reason = 22
+	// Many matches per process (issue 25): the match the connect's token
+	// names, or without a token the connect's Match, is not hosted here.
+	ReasonNoSuchMatch Reason = 23
 )
 
 var reasonNames = [...]string{"none", "server full", "wrong protocol version", "wrong entity registry",
@@ -135,7 +146,7 @@ var reasonNames = [...]string{"none", "server full", "wrong protocol version", "
 	"connect token already used", "connect token already used from another address",
 	"this server does not take connect tokens", "too many connect or password attempts; wait and retry",
 	"too many clients from this IP address", "connect token created in the future (check the clocks)",
-	"too many or too large game messages"}
+	"too many or too large game messages", "no such match"}
 
 func (r Reason) String() string {
 	if int(r) < len(reasonNames) {
@@ -166,6 +177,11 @@ type Connect struct {
 	RegistryHash uint64
 	Password     string
 	Name         string
+	// Match is the match the client asks to join on a server that hosts
+	// many (version 6): 0..MaxMatchLen bytes of printable ASCII without
+	// spaces (tokenwire.CheckMatch); empty: the default match. A server
+	// routes a connect with a token by the token's match instead.
+	Match string
 	// Token is the private part of a connect token (tokenwire.Token's
 	// AppendPrivate), empty on an insecure server.
 	Token []byte
@@ -365,10 +381,11 @@ func ParseChallenge(p []byte) (Challenge, error) {
 }
 
 // Append: kind 3 | nonce u64 | cookie 16 | version u16 | registry hash u64 |
-// password (len u8, bytes) | name (len u8, bytes) | token (len u16, bytes) |
-// resume proof 16 | zero padding to ConnectLen. Without a proof (zero) the
-// bytes are version 4's. A token longer than MaxTokenLen is cut (and
-// will not open).
+// password (len u8, bytes) | name (len u8, bytes) | match (len u8, bytes) |
+// token (len u16, bytes) | resume proof 16 | zero padding to ConnectLen. A
+// string or token longer than its bound is cut (a token so cut will not
+// open); a match with a byte outside 0x21..0x7e is sent as it is and
+// refused by ParseConnect (the client checks it first).
 func (m Connect) Append(b []byte) []byte {
 	start := len(b)
 	b = append(b, byte(KindConnect))
@@ -378,6 +395,7 @@ func (m Connect) Append(b []byte) []byte {
 	b = binary.LittleEndian.AppendUint64(b, m.RegistryHash)
 	b = appendStr8(b, m.Password, MaxPasswordLen)
 	b = appendStr8(b, m.Name, MaxNameLen)
+	b = appendStr8(b, m.Match, MaxMatchLen)
 	tok := m.Token[:min(len(m.Token), MaxTokenLen)]
 	b = binary.LittleEndian.AppendUint16(b, uint16(len(tok)))
 	b = append(b, tok...)
@@ -401,6 +419,12 @@ func ParseConnect(p []byte) (Connect, error) {
 	m.RegistryHash = d.u64()
 	m.Password = d.str8(MaxPasswordLen)
 	m.Name = d.str8(MaxNameLen)
+	m.Match = d.str8(MaxMatchLen)
+	if d.err == nil {
+		if err := tokenwire.CheckMatch(m.Match); err != nil {
+			d.err = fmt.Errorf("%w: %v", ErrMalformed, err)
+		}
+	}
 	if n := int(d.u16()); d.err == nil && n > MaxTokenLen {
 		d.err = fmt.Errorf("%w: token of %d bytes, max %d", ErrMalformed, n, MaxTokenLen)
 	} else if n > 0 {

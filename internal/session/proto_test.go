@@ -57,6 +57,10 @@ func TestRoundTrip(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add(Connect{Nonce: 7, Name: "x"}.Append(nil))
 	f.Add(Connect{Nonce: 7, Name: "x", Token: []byte("tok")}.Append(nil))
+	f.Add(Connect{Nonce: 7, Name: "x", Match: "duel-17"}.Append(nil))
+	f.Add(realConnect(f, ""))
+	f.Add(realConnect(f, "duel-17"))
+	f.Add(Connect{Nonce: 7, Version: Version, Name: "x", Match: "duel-17", Token: []byte("tok"), Proof: [ResumeProofLen]byte{1}}.Append(nil))
 	f.Add(Accept{Nonce: 7, FrameDur: 1, Settings: "s"}.Append(nil))
 	f.Add(Refuse{Reason: 1, Text: "t"}.Append(nil))
 	f.Add(Apply{Seq: 1}.Append(nil, 0))

@@ -8,16 +8,17 @@ import (
 )
 
 // The connect's resume proof (version 5) sits right after the token, and
-// a connect without one has version 4's bytes but for the version.
+// a connect without one is zero from there.
 func TestConnectProofBytes(t *testing.T) {
-	m := Connect{Nonce: 1, Version: Version, Name: "p", Token: []byte{0xAA, 0xBB}}
+	m := Connect{Nonce: 1, Version: Version, Name: "p", Match: "d", Token: []byte{0xAA, 0xBB}}
 	for i := range m.Proof {
 		m.Proof[i] = byte(0xC0 + i)
 	}
 	b := m.Append(nil)
 	// kind 1 | nonce 8 | cookie 16 | version 2 | registry hash 8 |
-	// password 1 | name 1+1 | token 2+2 = 42 bytes, then the proof.
-	const at = 1 + 8 + CookieLen + 2 + 8 + 1 + 2 + 2 + 2
+	// password 1 | name 1+1 | match 1+1 | token 2+2 = 44 bytes, then the
+	// proof.
+	const at = 1 + 8 + CookieLen + 2 + 8 + 1 + 2 + 2 + 2 + 2
 	if !bytes.Equal(b[at-2:at], []byte{0xAA, 0xBB}) || !bytes.Equal(b[at:at+ResumeProofLen], m.Proof[:]) {
 		t.Fatalf("token and proof at %d: % x", at, b[at-2:at+ResumeProofLen])
 	}
@@ -44,6 +45,8 @@ func TestConnectProofBytes(t *testing.T) {
 func FuzzConnectProof(f *testing.F) {
 	f.Add(Connect{Nonce: 7, Name: "x", Token: []byte("tok"), Proof: [ResumeProofLen]byte{1, 2, 3}}.Append(nil))
 	f.Add(Connect{Nonce: 7, Token: bytes.Repeat([]byte{9}, MaxTokenLen), Proof: [ResumeProofLen]byte{15: 1}}.Append(nil))
+	f.Add(Connect{Nonce: 7, Name: "x", Match: "duel-17", Token: []byte("tok"), Proof: [ResumeProofLen]byte{4}}.Append(nil))
+	f.Add(realConnect(f, "duel-17"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := ParseConnect(b)
 		if err != nil {
