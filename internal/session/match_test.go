@@ -108,3 +108,27 @@ func TestReasonNoSuchMatch(t *testing.T) {
 		t.Fatalf("%d reason names; the last reason is %d", len(reasonNames), ReasonNoSuchMatch)
 	}
 }
+
+// A version 5 connect without a token (zero after its name) still parses,
+// so a server refuses it as the wrong version (2) and an old client says
+// so; one with a token reads its token length as a match and is ignored.
+func TestVersion5Connect(t *testing.T) {
+	v5 := []byte{byte(KindConnect), 1, 0, 0, 0, 0, 0, 0, 0}
+	v5 = append(v5, make([]byte, CookieLen)...)
+	v5 = append(v5, 5, 0)                            // version 5
+	v5 = append(v5, 1, 2, 3, 4, 5, 6, 7, 8)          // registry hash
+	v5 = append(v5, 0, 1, 'x')                       // password, name
+	withToken := append(bytes.Clone(v5), 0x29, 0x02) // a token of 553 bytes
+	withToken = append(withToken, bytes.Repeat([]byte{7}, 553)...)
+	v5 = append(v5, 0, 0) // no token; the proof and the padding are zero
+	for _, b := range []*[]byte{&v5, &withToken} {
+		*b = append(*b, make([]byte, ConnectLen-len(*b))...)
+	}
+	m, err := ParseConnect(v5)
+	if err != nil || m.Version != 5 || m.Name != "x" || m.Match != "" {
+		t.Fatalf("version 5 connect without a token: %+v %v", m, err)
+	}
+	if _, err := ParseConnect(withToken); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("version 5 connect with a token: %v", err)
+	}
+}
