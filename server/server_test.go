@@ -251,6 +251,7 @@ func TestWrongGameGetsLoadGame(t *testing.T) {
 func FuzzHandlePacket(f *testing.F) {
 	f.Add(oob(session.GetChallenge{Nonce: 1}.Append(nil)))
 	f.Add(oob(goodConnect(1).Append(nil)))
+	f.Add(oob(session.Connect{Nonce: 2, Version: session.Version, Name: "x", Match: "duel-17"}.Append(nil)))
 	f.Add([]byte{0, 1, 0, 0, 1, 0, 0, 0})
 	s0, _, ch, acc := connected(f, Config{})
 	_ = s0
