@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"net/netip"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -118,4 +119,49 @@ func TestCheckMatch(t *testing.T) {
 			t.Errorf("%q accepted", bad)
 		}
 	}
+}
+
+// plainOf encodes an opened private part again, the way Issue lays it out.
+func plainOf(p *Private) []byte {
+	b := binary.LittleEndian.AppendUint64(nil, p.ClientID)
+	b = binary.LittleEndian.AppendUint32(b, uint32(p.Timeout/time.Millisecond))
+	b = append(b, p.ClientToServerKey[:]...)
+	b = append(b, p.ServerToClientKey[:]...)
+	b = appendAddrs(b, p.Servers)
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(p.UserData)))
+	b = append(b, p.UserData...)
+	b = append(b, byte(len(p.Match)))
+	return append(b, p.Match...)
+}
+
+// FuzzOpenPrivate fuzzes the private part behind the seal (FuzzOpen's
+// inputs almost never open): a plaintext sealed with the key opens only if
+// its fields, the match among them, are within their limits, and then
+// decode → encode → decode gives it back.
+func FuzzOpenPrivate(f *testing.F) {
+	f.Add(append(plainPrivate(), 0))
+	f.Add(append(append(plainPrivate(), 7), "duel-17"...))
+	f.Add(append(append(plainPrivate(), MaxMatchLen), strings.Repeat("~", MaxMatchLen)...))
+	f.Add(append(append(plainPrivate(), 3), "a b"...))
+	o := NewOpener(testKey, 0x5357, []netip.AddrPort{testServer})
+	f.Fuzz(func(t *testing.T, plain []byte) {
+		if len(plain) > maxPrivateLen {
+			return // Open refuses the length before the seal
+		}
+		p, err := o.Open(sealPrivate(t, plain), testNow)
+		if err != nil {
+			return
+		}
+		if CheckMatch(p.Match) != nil || len(p.UserData) > MaxUserData {
+			t.Fatalf("opened %+v beyond the limits", p)
+		}
+		again, err := o.Open(sealPrivate(t, plainOf(p)), testNow)
+		if err != nil {
+			t.Fatalf("re-encoded %+v does not open: %v", p, err)
+		}
+		again.MAC, p.MAC = [16]byte{}, [16]byte{}
+		if !reflect.DeepEqual(again, p) {
+			t.Fatalf("decode-encode-decode differs: %+v, then %+v", p, again)
+		}
+	})
 }
