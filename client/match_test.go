@@ -23,11 +23,13 @@ import (
 )
 
 // The client sends Config.Match in every connect, with a token too (the
-// server decides which match counts), and a plain server, which hosts one
-// match, ignores it and admits the client.
+// server decides which match counts: the token's), and a plain server,
+// which hosts only the default match (""), refuses both with "no such
+// match", a lasting refusal.
 //
 // Guards against: a match lost between Config and the wire, or left out
-// when the client holds a token.
+// when the client holds a token; a server admitting a client to a match
+// it does not host.
 func TestConnectCarriesMatch(t *testing.T) {
 	for _, secure := range []bool{false, true} {
 		t.Run(fmt.Sprintf("secure=%v", secure), func(t *testing.T) {
@@ -55,8 +57,8 @@ func TestConnectCarriesMatch(t *testing.T) {
 			})
 			sc := s.addClient(0, botLane, ccfg)
 			s.run(2 * time.Second)
-			if sc.c.State() != client.Connected {
-				t.Fatalf("client: %v %v", sc.c.State(), sc.c.Err())
+			if sc.c.State() != client.Disconnected || sc.c.Err() == nil || !strings.Contains(sc.c.Err().Error(), "no such match") {
+				t.Fatalf("client: %v %v; want refused, no such match", sc.c.State(), sc.c.Err())
 			}
 			if len(sent) == 0 {
 				t.Fatal("no connect seen")

@@ -180,6 +180,10 @@ func (s *Server) authorise(from netip.AddrPort, m session.Connect, bucket int64)
 			s.refuse(from, m.Nonce, session.ReasonTokenUnsupported)
 			return nil, nil, false
 		}
+		if m.Match != s.match {
+			s.refuse(from, m.Nonce, session.ReasonNoSuchMatch)
+			return nil, nil, false
+		}
 		if s.connects.count(from.Addr(), bucket) >= s.cfg.MaxConnectAttempts {
 			s.stats.Throttled++
 			s.refuse(from, m.Nonce, session.ReasonTooManyAttempts)
@@ -202,6 +206,13 @@ func (s *Server) authorise(from netip.AddrPort, m session.Connect, bucket int64)
 	// From here on a refusal is sealed with the token's key, so its
 	// holder can believe it at once (session.KindSealedRefuse).
 	key := &p.ServerToClientKey
+	// A token joins the match it names (Host): another match refuses it
+	// before the token is bound to anything here.
+	if p.Match != s.match {
+		s.stats.TokensRefused++
+		s.refuseKey(from, m.Nonce, session.ReasonNoSuchMatch, key)
+		return nil, nil, false
+	}
 	// A token binds to the first address that uses it, and serves one
 	// session (the same request again is answered by connect).
 	if why := s.usedTokens.use(p.MAC, from, m.Nonce, p.Expires); why != session.ReasonNone {

@@ -13,14 +13,15 @@ import (
 	"github.com/snapwire/snapwire/internal/udprun"
 )
 
-// Runner serves a Server on a UDP socket in real time. One goroutine (the
-// one calling Run) owns the core: it runs frames on a timer and handles
+// Runner serves a Server (Listen), or a Host's many matches (ListenHost),
+// on a UDP socket in real time. One goroutine (the one calling Run) owns
+// the core: it runs frames on a timer and handles
 // the packets a reader goroutine passes it through a channel (docs/ARCHITECTURE.md:
 // "one goroutine owns a match"). Wall-clock time exists only here: the
 // core's now is the time since Run started. The loop is internal/udprun's.
 type Runner struct {
 	conn *net.UDPConn
-	srv  *Server
+	host *Host
 	loop *udprun.Loop[udpCore]
 	// writeErrs counts sends the socket refused (a full buffer, an
 	// unreachable network): the protocol treats them as losses.
@@ -55,7 +56,7 @@ type attached struct {
 func (a attached) Prefix() netip.Prefix             { return a.prefix }
 func (a attached) Send(to netip.AddrPort, p []byte) { a.send(to, p) }
 
-// udpCore adapts a Server to udprun.Core.
+// udpCore adapts a Host to udprun.Core.
 //
 // Packet buffers are reused once HandlePacket returns (udprun.Core). The
 // server keeps no slice of a packet: session.Parse* copy strings and fixed
@@ -66,24 +67,40 @@ func (a attached) Send(to netip.AddrPort, p []byte) { a.send(to, p) }
 // bitmsg.Reader, whose methods only copy out (its stale buffer is Reset
 // before its next use); Advanced.OnConnectionless's payload is documented as
 // valid only during the call.
-type udpCore struct{ s *Server }
+type udpCore struct{ h *Host }
 
 func (c udpCore) Start(now time.Duration) {}
 
 func (c udpCore) HandlePacket(now time.Duration, from netip.AddrPort, pkt []byte) {
-	c.s.HandlePacket(now, from, pkt)
+	c.h.HandlePacket(now, from, pkt)
 }
 
 func (c udpCore) Advance(now time.Duration) (time.Duration, bool, error) {
-	c.s.Advance(now)
-	return c.s.Next(), false, nil
+	c.h.Advance(now)
+	return c.h.Next(), false, nil
 }
 
-func (c udpCore) Stop(now time.Duration) { c.s.Shutdown(now) }
+func (c udpCore) Stop(now time.Duration) { c.h.Shutdown(now) }
 
 // Listen binds a UDP socket on addr ("127.0.0.1:27960", port 0 for any)
-// and creates a server on it running g loaded with settings.
+// and creates a server on it running g loaded with settings: a Host whose
+// one match is the default one, named "".
 func Listen(addr string, cfg Config, g game.Game, settings string) (*Runner, error) {
+	r, err := ListenHost(addr, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.host.Create(0, "", r.host.cfg, g, settings); err != nil {
+		r.conn.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// ListenHost binds a UDP socket on addr and serves a Host on it, with no
+// match yet: create them with DoHost (Host.Create), before Run or while it
+// runs. cfg is the host's (NewHost).
+func ListenHost(addr string, cfg Config) (*Runner, error) {
 	ua, err := net.ResolveUDPAddr("udp", addr)
 	if err != nil {
 		return nil, err
@@ -97,7 +114,7 @@ func Listen(addr string, cfg Config, g game.Game, settings string) (*Runner, err
 	local := conn.LocalAddr().(*net.UDPAddr).AddrPort()
 	cfg.PublicAddrs = append(append([]netip.AddrPort(nil), cfg.PublicAddrs...),
 		netip.AddrPortFrom(local.Addr().Unmap(), local.Port()))
-	r.srv, err = New(cfg, g, settings, SendFunc(func(to netip.AddrPort, p []byte) {
+	r.host, err = NewHost(cfg, SendFunc(func(to netip.AddrPort, p []byte) {
 		if r.extra != nil && r.extra.Prefix().Contains(to.Addr()) {
 			r.extra.Send(to, p)
 			return
@@ -109,7 +126,7 @@ func Listen(addr string, cfg Config, g game.Game, settings string) (*Runner, err
 		conn.Close()
 		return nil, err
 	}
-	r.loop = udprun.New(conn, udpCore{r.srv}, udprun.Config{Filter: r.fromSocket})
+	r.loop = udprun.New(conn, udpCore{r.host}, udprun.Config{Filter: r.fromSocket})
 	return r, nil
 }
 
@@ -159,9 +176,23 @@ func (r *Runner) Addr() netip.AddrPort { return r.conn.LocalAddr().(*net.UDPAddr
 // or reading statistics and the game's world for another goroutine: the
 // race-free way, see the package doc) and waits for it to return. Before
 // Run starts it waits for it; it returns false, without running f, if ctx
-// is done or Run has returned before f's turn.
+// is done or Run has returned before f's turn. On a Runner from ListenHost
+// s is the default match (named ""), and f does not run when there is none.
 func (r *Runner) Do(ctx context.Context, f func(now time.Duration, s *Server)) bool {
-	return r.loop.Do(ctx, func(now time.Duration, c udpCore) { f(now, c.s) })
+	ran := false
+	ok := r.loop.Do(ctx, func(now time.Duration, c udpCore) {
+		if s := c.h.Match(""); s != nil {
+			f(now, s)
+			ran = true
+		}
+	})
+	return ok && ran
+}
+
+// DoHost runs f on the goroutine that owns the host, as Do, with the
+// Host itself: to create and end matches, or read any of them.
+func (r *Runner) DoHost(ctx context.Context, f func(now time.Duration, h *Host)) bool {
+	return r.loop.Do(ctx, func(now time.Duration, c udpCore) { f(now, c.h) })
 }
 
 // Run serves until ctx is cancelled; then it drops every client with a

@@ -247,7 +247,6 @@ type Server struct {
 	refuseLog logLimiter
 
 	slots   []*client // by ClientNum; nil when free
-	byID    map[netchan.ConnID]*client
 	events  events.Buffer
 	tick    game.Tick
 	saved   []savedEvent
@@ -276,16 +275,22 @@ type Server struct {
 	replyTo netip.AddrPort
 	replyFn func([]byte) // bound once: replies to replyTo
 
-	opener     *tokenwire.Opener // nil: insecure handshake
-	usedTokens tokenTable
-	connects   attemptTable // insecure connects per IP address
-	pwFails    attemptTable // wrong passwords per IP address
+	opener *tokenwire.Opener // nil: insecure handshake
+	// shared is what guards the socket: the connections by id, the used
+	// tokens and the per-address counts, the server's own or shared by
+	// the matches of a Host (host.go).
+	*shared
+	// match is the server's name on its Host ("" for a server of its
+	// own): the match a connect token or an insecure connect must name.
+	match string
+	// epoch is the time frame 0 was due: 0, or when a Host created the
+	// match.
+	epoch time.Duration
 
 	// regDigest is reg's session.RegistryDigest, which a refusal for a
 	// wrong registry carries (handshake.go).
 	regDigest string
 
-	perIP ipCounts // clients per IP address (scale.go)
 	// resuming is the held slot whose resume is being checked: it does not
 	// count against the resuming address's MaxClientsPerIP (it is the one
 	// the resume takes), while every other held slot does, so one host
@@ -319,6 +324,12 @@ type Stats struct {
 
 // New returns a server running game g, loaded with settings.
 func New(pub Config, g game.Game, settings string, send Sender) (*Server, error) {
+	return newServer(pub, g, settings, send, newShared(), "", 0)
+}
+
+// newServer returns a server running g loaded with settings, guarding its
+// socket with sh, named match, whose frame 0 was due at epoch.
+func newServer(pub Config, g game.Game, settings string, send Sender, sh *shared, match string, epoch time.Duration) (*Server, error) {
 	cfg := config{Config: pub}
 	if pub.hooks != nil {
 		cfg.Hooks = *pub.hooks
@@ -336,8 +347,10 @@ func New(pub Config, g game.Game, settings string, send Sender) (*Server, error)
 		rng:      rand.New(rand.NewPCG(cfg.Seed, 0x5eed5e17e4)), // game ids
 		ids:      rand.New(rand.NewPCG(cfg.Seed, 0x1d5)),
 		slots:    make([]*client, cfg.MaxClients),
-		byID:     make(map[netchan.ConnID]*client),
-		perIP:    make(ipCounts),
+		shared:   sh,
+		match:    match,
+		epoch:    epoch,
+		now:      epoch,
 		buf:      make([]byte, 1<<16),
 		evbuf:    make([]byte, session.MaxEventsMessageBytes),
 		mapBase:  snapshot.NewCommonBase(g.Registry().NumStates()),
@@ -357,13 +370,9 @@ func New(pub Config, g game.Game, settings string, send Sender) (*Server, error)
 		}
 	}
 	if s.cfg.Secret == nil {
-		if cfg.Deterministic {
-			s.cfg.Secret = binary.LittleEndian.AppendUint64([]byte("snapwire-test-secret"), cfg.Seed)
-		} else {
-			s.cfg.Secret = make([]byte, 32)
-			if _, err := crand.Read(s.cfg.Secret); err != nil {
-				return nil, err
-			}
+		var err error
+		if s.cfg.Secret, err = newSecret(cfg.Deterministic, cfg.Seed); err != nil {
+			return nil, err
 		}
 	}
 	if cfg.TokenKey != nil {
@@ -376,6 +385,19 @@ func New(pub Config, g game.Game, settings string, send Sender) (*Server, error)
 		return nil, err
 	}
 	return s, nil
+}
+
+// newSecret returns a cookie secret: 32 random bytes, or one made from
+// seed for a deterministic server (serverhook.Hooks.Deterministic).
+func newSecret(deterministic bool, seed uint64) ([]byte, error) {
+	if deterministic {
+		return binary.LittleEndian.AppendUint64([]byte("snapwire-test-secret"), seed), nil
+	}
+	b := make([]byte, 32)
+	if _, err := crand.Read(b); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 func (s *Server) newGameID() game.GameID {
@@ -438,7 +460,7 @@ func (s *Server) fullStats() serverhook.Stats {
 }
 
 // frameTime is the time frame f is due: f frame durations after start.
-func (s *Server) frameTime(f game.Frame) time.Duration { return time.Duration(f) * s.frameDur }
+func (s *Server) frameTime(f game.Frame) time.Duration { return s.epoch + time.Duration(f)*s.frameDur }
 
 // Next is the time of the next frame: a driver calls Advance then.
 func (s *Server) Next() time.Duration { return s.frameTime(s.frame + 1) }
@@ -476,7 +498,7 @@ func (s *Server) HandlePacket(now time.Duration, from netip.AddrPort, pkt []byte
 		return
 	}
 	c := s.byID[id]
-	if c == nil {
+	if c == nil || c.s != s {
 		s.stats.UnknownConn++
 		return
 	}
@@ -745,7 +767,15 @@ func (s *Server) drop(c *client, why session.Reason, notify bool) {
 }
 
 // NumClients is the number of connected clients.
-func (s *Server) NumClients() int { return len(s.byID) }
+func (s *Server) NumClients() int {
+	n := 0
+	for _, c := range s.slots {
+		if c != nil && !c.reserve.reserved {
+			n++
+		}
+	}
+	return n
+}
 
 // Client returns client n's statistics; false when no client is
 // connected in slot n (free, or held for a resume: Advanced.ReconnectGrace).

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,8 +13,8 @@ import (
 )
 
 // A light client sends Config.Match in its connect, as client.Client
-// does, and a plain server (one match) admits it all the same; New
-// refuses a name a server could not parse.
+// does, and a plain server, which hosts only the default match, refuses
+// it ("no such match"); New refuses a name a server could not parse.
 func TestLightClientMatch(t *testing.T) {
 	s := newLightSim(t, 5, netsim.LinkConfig{Latency: 10 * time.Millisecond}, server.Config{})
 	var sent []string
@@ -29,7 +30,7 @@ func TestLightClientMatch(t *testing.T) {
 	})
 	c := s.add(Config{Match: "duel-17"}, arenaBases())
 	s.run(2 * time.Second)
-	if c.State() != Connected || len(sent) == 0 || sent[0] != "duel-17" {
+	if c.State() == Connected || c.Err() == nil || !strings.Contains(c.Err().Error(), "no such match") || len(sent) == 0 || sent[0] != "duel-17" {
 		t.Fatalf("light client %v %v; its connects carried matches %q", c.State(), c.Err(), sent)
 	}
 	if _, err := New(Config{Match: "duel 17"}, arenaBases(), session.SendFunc(func(netip.AddrPort, []byte) {})); err == nil {
