@@ -112,6 +112,25 @@
 // "getstatus") go to a query handler, which may reply (snapwire serve
 // sets one through internal/serverhook, Hooks.OnConnectionless).
 //
+// # Many matches on one socket
+//
+// A Host serves many matches in one process on one socket, as Colyseus
+// and Nakama host many rooms (host.go; ListenHost serves one over UDP, and
+// Listen is a Host whose one match is the default, named ""). Each match
+// is a Server of its own: its game, map, game id, players, common bases,
+// events and messages; Host.Create starts one while the host runs, its
+// frame 0 due at that moment, and Host.End drops its clients with a
+// disconnect. A connect joins the match its connect token names
+// (token.Params.Match) or, on an insecure host, the match the request
+// names (client.Config.Match); a match refuses a connect for another
+// (ReasonNoSuchMatch), so a Server of its own admits only connects for
+// "". Channel packets go to their match by connection id, unique across
+// the host. What guards the socket is the host's: the cookie secret, the
+// table of used tokens (a token opens one session on the socket), the
+// per-address counts and attempt limits (MaxClientsPerIP holds across
+// matches), and the settings NewHost lists. The matches run on the one
+// goroutine that owns the host, in creation order.
+//
 // # Reading a running server from another goroutine
 //
 // One goroutine owns a match (docs/ARCHITECTURE.md): a Runner's Run

@@ -22,6 +22,7 @@ var guideSources = []string{
 	"examples/guide/messages.go",
 	"examples/guide/example_test.go",
 	"examples/guide/udp_example_test.go",
+	"examples/guide/matches_example_test.go",
 	"play/example_guide_test.go",
 }
 
