@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/snapwire/snapwire/client"
+	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/acceptance"
+	"github.com/snapwire/snapwire/internal/refgame"
+	"github.com/snapwire/snapwire/internal/testwait"
+)
+
+// --matches: 1 by default (one default match, as before), 1..256.
+func TestServeMatchesFlag(t *testing.T) {
+	base := "--listen 127.0.0.1:0 --insecure "
+	if o, err := parseServeFlags(strings.Fields(base)); err != nil || o.matches != 1 {
+		t.Errorf("default: %d, %v", o.matches, err)
+	}
+	if o, err := parseServeFlags(strings.Fields(base + "--matches 128")); err != nil || o.matches != 128 {
+		t.Errorf("128: %d, %v", o.matches, err)
+	}
+	for _, v := range []string{"0", "-1", "257"} {
+		if _, err := parseServeFlags(strings.Fields(base + "--matches " + v)); err == nil {
+			t.Errorf("--matches %s accepted", v)
+		}
+	}
+}
+
+// dialMatch connects an arena client to the match named match at addr and
+// returns it once it is connected or disconnected (at most limit).
+func dialMatch(ctx context.Context, t *testing.T, addr, match string, limit time.Duration) (game.GameID, client.State, error) {
+	t.Helper()
+	r, err := client.Dial(addr, client.Config{Name: "m" + match, Match: match}, refgame.NewGame(),
+		client.InputFunc(func(client.Input) game.UserCmd { return game.UserCmd{} }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- r.Run(cctx) }()
+	defer func() { cancel(); <-done }()
+	var (
+		id    game.GameID
+		state client.State
+		cerr  error
+	)
+	testwait.Until(limit, func() bool {
+		read := func(c *client.Client) { id, state, cerr = c.GameID(), c.State(), c.Err() }
+		if !r.Do(cctx, func(_ time.Duration, c *client.Client) { read(c) }) {
+			r.After(read) // Run returned: the client failed
+		}
+		return state == client.Connected || state == client.Disconnected
+	})
+	return id, state, cerr
+}
+
+// Real loopback UDP (acceptance run "matches"): serve --matches 3 hosts
+// matches "1", "2" and "3" on one socket, each its own game (its own game
+// id); a client naming one plays in it, and one naming no match (the
+// default, which --matches N > 1 has not) is refused.
+func TestServeMatches(t *testing.T) {
+	acceptance.Require(t, "matches")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	o, err := parseServeFlags(strings.Fields("--listen 127.0.0.1:0 --insecure --matches 3 --max-clients 4 --status 200ms"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srvCtx, stopSrv := context.WithCancel(ctx)
+	var srvOut syncBuffer
+	srvDone := make(chan error, 1)
+	go func() { srvDone <- serve(srvCtx, o, &srvOut) }()
+	defer func() { stopSrv(); <-srvDone }()
+	addr := waitMatch(&srvOut, listenRE, 5*time.Second)
+	if addr == "" {
+		t.Fatalf("server did not start:\n%s", srvOut.String())
+	}
+	ids := map[game.GameID]string{}
+	for _, m := range []string{"1", "3"} {
+		id, state, err := dialMatch(ctx, t, addr, m, 5*time.Second)
+		if state != client.Connected {
+			t.Fatalf("match %q: state %v, %v", m, state, err)
+		}
+		if other, ok := ids[id]; ok {
+			t.Errorf("matches %q and %q share game id %v", other, m, id)
+		}
+		ids[id] = m
+	}
+	_, state, err := dialMatch(ctx, t, addr, "", 5*time.Second)
+	var refused *client.RefusedError
+	if state != client.Disconnected || !errors.As(err, &refused) {
+		t.Errorf("default match on --matches 3: state %v, %v\n%s", state, err, srvOut.String())
+	}
+	if waitMatch(&srvOut, statusMatchesRE, 2*time.Second) == "" {
+		t.Errorf("no summary status line:\n%s", srvOut.String())
+	}
+}
+
+var statusMatchesRE = regexp.MustCompile(`msg=status (matches=3) clients=\d+ slots=12 `)
