@@ -141,8 +141,8 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	case o.webTokens && o.keyFile == "":
 		return o, errors.New("--web-tokens needs --key-file")
 	}
-	if o.matches > 1 && (o.web != "" || o.metrics != "") {
-		return o, errors.New("--web and --metrics serve one match: not with --matches")
+	if o.matches > 1 && o.web != "" {
+		return o, errors.New("--web serves one match: not with --matches")
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(fs.Output(), "snapwire serve: unexpected argument %q\n", fs.Arg(0))
@@ -268,7 +268,7 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 		defer stop()
 	}
 	if metricsLn != nil {
-		stop := serveMetrics(metricsLn, r, o.pprof)
+		stop := serveMetrics(metricsLn, metricsSource{r, hm}, o.pprof)
 		defer stop()
 		logger.Info("metrics", "url", fmt.Sprintf("http://%s/metrics", metricsLn.Addr()), "pprof", o.pprof)
 	}

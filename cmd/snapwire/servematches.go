@@ -13,7 +13,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/snapwire/snapwire/cmd/internal/servermetrics"
 	"github.com/snapwire/snapwire/internal/refgame"
+	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/server"
 )
 
@@ -40,9 +42,11 @@ type hostedMatches struct {
 	cfg     server.Config // each match's configuration but its slots
 	byName  map[string]hostedMatch
 	created int // matches ever created, for the admin interface's names
-	// ended are the counters of the matches ended, for the process's
-	// totals (hostStats).
-	ended server.Stats
+	// ended, endedHook and endedTotals are the counters of the matches
+	// ended, for the process's totals (hostStats, the metrics).
+	ended       server.Stats
+	endedHook   serverhook.Stats
+	endedTotals server.Totals
 }
 
 func newHostedMatches(o serveOptions, cfg server.Config) *hostedMatches {
@@ -78,7 +82,22 @@ func (m *hostedMatches) end(now time.Duration, h *server.Host, name string) erro
 	}
 	delete(m.byName, name)
 	addStats(&m.ended, s.Stats()) // with the disconnects End made
+	servermetrics.AddStats(&m.endedHook, serverhook.ServerStats(s))
+	servermetrics.AddTotals(&m.endedTotals, s.Totals())
 	return nil
+}
+
+// metricsSource is what serve's metrics read: the runner, and the
+// counters of the matches ended (servermetrics.EndedSource).
+type metricsSource struct {
+	*server.Runner
+	hm *hostedMatches
+}
+
+// Ended runs on the runner's goroutine (the Collector calls it inside
+// DoHost), as everything that touches hm.
+func (m metricsSource) Ended() (serverhook.Stats, server.Totals) {
+	return m.hm.endedHook, m.hm.endedTotals
 }
 
 // slots is the sum of the slots of h's matches.

@@ -67,7 +67,7 @@ func TestServeMatches(t *testing.T) {
 	acceptance.Require(t, "matches")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	o, err := parseServeFlags(strings.Fields("--listen 127.0.0.1:0 --insecure --matches 3 --max-clients 4 --status 200ms"))
+	o, err := parseServeFlags(strings.Fields("--listen 127.0.0.1:0 --insecure --matches 3 --max-clients 4 --status 200ms --metrics 127.0.0.1:0"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,6 +98,24 @@ func TestServeMatches(t *testing.T) {
 	}
 	if waitMatch(&srvOut, statusMatchesRE, 2*time.Second) == "" {
 		t.Errorf("no summary status line:\n%s", srvOut.String())
+	}
+	// The metrics: each match's series under its name, the process's
+	// totals their sum.
+	maddr := waitMatch(&srvOut, metricsRE, time.Second)
+	m := metricValues(httpGet(t, "http://"+maddr+"/metrics"))
+	sum := 0.0
+	for _, name := range []string{"1", "2", "3"} {
+		f, ok := m[`snapwire_match_frames_total{match="`+name+`"}`]
+		if !ok || f == 0 {
+			t.Errorf("match %s: frames %v (present %v)", name, f, ok)
+		}
+		sum += f
+	}
+	if m["snapwire_matches"] != 3 || m["snapwire_connects_total"] != 2 {
+		t.Errorf("matches %v, connects %v", m["snapwire_matches"], m["snapwire_connects_total"])
+	}
+	if m["snapwire_frames_total"] != sum {
+		t.Errorf("process frames %v, the matches' sum %v (one read)", m["snapwire_frames_total"], sum)
 	}
 }
 

@@ -7,6 +7,7 @@ package main
 // line every --status at the default level.
 
 import (
+	"context"
 	"log/slog"
 	"math"
 	"time"
@@ -102,7 +103,7 @@ func (l *serveLog) status(now time.Duration, h *server.Host) {
 		return
 	}
 	var sum matchStatus
-	debug := l.log.Enabled(nil, slog.LevelDebug)
+	debug := l.log.Enabled(context.Background(), slog.LevelDebug)
 	seen := make(map[string]bool, len(names))
 	for _, name := range names {
 		seen[name] = true
