@@ -3,14 +3,17 @@ package main
 import (
 	"context"
 	"errors"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/snapwire/snapwire/agones"
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/game"
 	"github.com/snapwire/snapwire/internal/acceptance"
+	"github.com/snapwire/snapwire/internal/agonestest"
 	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/internal/testwait"
 )
@@ -32,8 +35,16 @@ func TestServeMatchesFlag(t *testing.T) {
 }
 
 // dialMatch connects an arena client to the match named match at addr and
-// returns it once it is connected or disconnected (at most limit).
+// returns once it is connected or disconnected (at most limit); it leaves.
 func dialMatch(ctx context.Context, t *testing.T, addr, match string, limit time.Duration) (game.GameID, client.State, error) {
+	t.Helper()
+	id, state, leave, err := joinMatch(ctx, t, addr, match, limit)
+	leave()
+	return id, state, err
+}
+
+// joinMatch is dialMatch whose client stays until leave.
+func joinMatch(ctx context.Context, t *testing.T, addr, match string, limit time.Duration) (game.GameID, client.State, func(), error) {
 	t.Helper()
 	r, err := client.Dial(addr, client.Config{Name: "m" + match, Match: match}, refgame.NewGame(),
 		client.InputFunc(func(client.Input) game.UserCmd { return game.UserCmd{} }))
@@ -43,7 +54,7 @@ func dialMatch(ctx context.Context, t *testing.T, addr, match string, limit time
 	cctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- r.Run(cctx) }()
-	defer func() { cancel(); <-done }()
+	leave := func() { cancel(); <-done }
 	var (
 		id    game.GameID
 		state client.State
@@ -56,7 +67,7 @@ func dialMatch(ctx context.Context, t *testing.T, addr, match string, limit time
 		}
 		return state == client.Connected || state == client.Disconnected
 	})
-	return id, state, cerr
+	return id, state, leave, cerr
 }
 
 // Real loopback UDP (acceptance run "matches"): serve --matches 3 hosts
@@ -120,3 +131,45 @@ func TestServeMatches(t *testing.T) {
 }
 
 var statusMatchesRE = regexp.MustCompile(`msg=status (matches=3) clients=\d+ slots=12 `)
+
+// Real loopback UDP (acceptance run "matches"): serve --matches 3 --agones
+// reports the process as a whole to the sidecar: the capacity is the
+// matches' slots (3 × 4) and the players those of every match.
+func TestServeMatchesAgones(t *testing.T) {
+	acceptance.Require(t, "matches")
+	f := agonestest.New()
+	defer f.Close()
+	u, _ := url.Parse(f.URL)
+	t.Setenv(agones.EnvPort, u.Port())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	o, err := parseServeFlags(strings.Fields("--listen 127.0.0.1:0 --insecure --matches 3 --max-clients 4 --status 0"))
+	if err != nil || !o.agones {
+		t.Fatalf("flags: %v, agones %v", err, o.agones)
+	}
+	srvCtx, stopSrv := context.WithCancel(ctx)
+	var srvOut syncBuffer
+	srvDone := make(chan error, 1)
+	go func() { srvDone <- serve(srvCtx, o, &srvOut) }()
+	defer func() { stopSrv(); <-srvDone }()
+	addr := waitMatch(&srvOut, listenRE, 5*time.Second)
+	if addr == "" {
+		t.Fatalf("server did not start:\n%s", srvOut.String())
+	}
+	for _, m := range []string{"1", "3"} {
+		_, state, leave, err := joinMatch(ctx, t, addr, m, 5*time.Second)
+		defer leave()
+		if state != client.Connected {
+			t.Fatalf("match %q: state %v, %v", m, state, err)
+		}
+	}
+	// The agent reports the players every 3 s.
+	var joined string
+	testwait.Until(10*time.Second, func() bool {
+		joined = strings.Join(f.Calls(), "\n")
+		return strings.Count(joined, "/alpha/player/connect") == 2
+	})
+	if strings.Count(joined, "/alpha/player/connect") != 2 || !strings.Contains(joined, `PUT /alpha/player/capacity {"count":"12"}`) {
+		t.Errorf("sidecar calls:\n%s", joined)
+	}
+}
