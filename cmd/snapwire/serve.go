@@ -47,6 +47,8 @@ type serveOptions struct {
 	snaps      int
 	maxClients int
 	matches    int
+	admin      string
+	adminToken string // --admin-token-file
 	maxPerIP   int
 	workers    int
 	password   string
@@ -79,6 +81,8 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	fs.IntVar(&o.snaps, "snaps", 20, "snapshots per second per client (10..60)")
 	fs.IntVar(&o.maxClients, "max-clients", 8, "player slots (1..1024; the arena holds at most 64)")
 	fs.IntVar(&o.matches, "matches", 1, fmt.Sprintf("matches hosted on the one socket (1..%d), named 1..N, each its own game, map and --max-clients slots (1: one default match, named \"\")", maxServeMatches))
+	fs.StringVar(&o.admin, "admin", "", "serve the admin interface over HTTP at this address, e.g. 127.0.0.1:9200: GET/POST /matches, DELETE /matches/NAME (loopback unless --admin-token-file)")
+	fs.StringVar(&o.adminToken, "admin-token-file", "", "with --admin: a file holding a secret (16+ characters) every admin request must carry as Authorization: Bearer SECRET; needed off loopback")
 	fs.IntVar(&o.maxPerIP, "max-clients-per-ip", 4, "player slots one IP address may hold, secure or not (1..1024)")
 	fs.IntVar(&o.workers, "snapshot-workers", 1, "goroutines that build each frame's snapshots (1..64; the same bytes as 1)")
 	fs.StringVar(&o.password, "password", "", "password clients must give")
@@ -140,6 +144,14 @@ func parseServeFlags(args []string) (serveOptions, error) {
 			"(anyone who can load the page then gets one), or --insecure")
 	case o.webTokens && o.keyFile == "":
 		return o, errors.New("--web-tokens needs --key-file")
+	}
+	if o.adminToken != "" && o.admin == "" {
+		return o, errors.New("--admin-token-file needs --admin ADDR")
+	}
+	if o.admin != "" {
+		if err := checkAdminAddr(o.admin, o.adminToken != ""); err != nil {
+			return o, err
+		}
 	}
 	if o.matches > 1 && o.web != "" {
 		return o, errors.New("--web serves one match: not with --matches")
@@ -240,6 +252,20 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 		t0 := time.Now()
 		serverhook.Edit(&cfg, func(h *serverhook.Hooks) { h.Stopwatch = func() time.Duration { return time.Since(t0) } })
 	}
+	var adminLn net.Listener
+	adminTok := ""
+	if o.admin != "" {
+		if o.adminToken != "" {
+			if adminTok, err = readAdminToken(o.adminToken); err != nil {
+				return err
+			}
+		}
+		// Bound first, so a taken port fails before the game socket opens.
+		if adminLn, err = net.Listen("tcp", o.admin); err != nil {
+			return fmt.Errorf("--admin: %w", err)
+		}
+		defer adminLn.Close()
+	}
 	var webLn net.Listener
 	if o.web != "" {
 		// Bound first, so a taken port fails before the wasm is built.
@@ -271,6 +297,11 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 		stop := serveMetrics(metricsLn, metricsSource{r, hm}, o.pprof)
 		defer stop()
 		logger.Info("metrics", "url", fmt.Sprintf("http://%s/metrics", metricsLn.Addr()), "pprof", o.pprof)
+	}
+	if adminLn != nil {
+		stop := serveAdmin(adminLn, &adminAPI{o: o, r: r, hm: hm, token: adminTok, logger: logger})
+		defer stop()
+		logger.Info("admin", "url", fmt.Sprintf("http://%s/matches", adminLn.Addr()), "token", adminTok != "")
 	}
 	mode := "secure: connect tokens required, sessions encrypted"
 	if cfg.TokenKey == nil {
@@ -342,7 +373,7 @@ func runServer(ctx context.Context, o serveOptions, r *server.Runner, qs *queryS
 	}
 	r.DoHost(runCtx, func(now time.Duration, h *server.Host) { qs.refresh(h) })
 
-	log := &serveLog{log: logger, hm: hm, single: o.matches <= 1}
+	log := &serveLog{log: logger, hm: hm}
 	poll := time.NewTicker(200 * time.Millisecond)
 	defer poll.Stop()
 	nextStatus := time.Now().Add(o.status)

@@ -41,7 +41,7 @@ type hostedMatches struct {
 	game    string        // --game
 	cfg     server.Config // each match's configuration but its slots
 	byName  map[string]hostedMatch
-	created int // matches ever created, for the admin interface's names
+	created int // matches ever created
 	// ended, endedHook and endedTotals are the counters of the matches
 	// ended, for the process's totals (hostStats, the metrics).
 	ended       server.Stats
@@ -98,6 +98,17 @@ type metricsSource struct {
 // DoHost), as everything that touches hm.
 func (m metricsSource) Ended() (serverhook.Stats, server.Totals) {
 	return m.hm.endedHook, m.hm.endedTotals
+}
+
+// freeName is the admin interface's name for a match created without
+// one: the lowest number from 1 that h has no match of (the loop ends by
+// len(h.Matches())+1).
+func (m *hostedMatches) freeName(h *server.Host) string {
+	for i := 1; ; i++ {
+		if h.Match(matchName(i)) == nil {
+			return matchName(i)
+		}
+	}
 }
 
 // slots is the sum of the slots of h's matches.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
@@ -78,7 +79,7 @@ func TestServeMatches(t *testing.T) {
 	acceptance.Require(t, "matches")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	o, err := parseServeFlags(strings.Fields("--listen 127.0.0.1:0 --insecure --matches 3 --max-clients 4 --status 200ms --metrics 127.0.0.1:0"))
+	o, err := parseServeFlags(strings.Fields("--listen 127.0.0.1:0 --insecure --matches 3 --max-clients 4 --status 200ms --metrics 127.0.0.1:0 --admin 127.0.0.1:0"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,46 @@ func TestServeMatches(t *testing.T) {
 	if m["snapwire_frames_total"] != sum {
 		t.Errorf("process frames %v, the matches' sum %v (one read)", m["snapwire_frames_total"], sum)
 	}
+
+	// The admin interface: a client plays in a match created while the
+	// server runs, and ending it disconnects the client with the reason.
+	admin := "http://" + waitMatch(&srvOut, adminRE, time.Second)
+	if code, body := adminCall(t, "POST", admin+"/matches", `{"name":"late","slots":2}`, ""); code != http.StatusCreated {
+		t.Fatalf("POST late: %d %s", code, body)
+	}
+	r, err := client.Dial(addr, client.Config{Name: "late", Match: "late"}, refgame.NewGame(),
+		client.InputFunc(func(client.Input) game.UserCmd { return game.UserCmd{} }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runDone := make(chan error, 1)
+	go func() { runDone <- r.Run(ctx) }()
+	testwait.Until(5*time.Second, func() bool {
+		r.Do(ctx, func(_ time.Duration, c *client.Client) { state = c.State() })
+		return state == client.Connected
+	})
+	if ms := listMatches(t, admin, ""); len(ms) != 4 || ms[3].Name != "late" || ms[3].Players != 1 {
+		t.Errorf("matches with the late one: %+v", ms)
+	}
+	if code, body := adminCall(t, "DELETE", admin+"/matches/late", "", ""); code != http.StatusNoContent {
+		t.Fatalf("DELETE late: %d %s", code, body)
+	}
+	select {
+	case <-runDone:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the client of the ended match is still running")
+	}
+	var cerr error
+	r.After(func(c *client.Client) { state, cerr = c.State(), c.Err() })
+	if !errors.As(cerr, &refused) || refused.Reason != client.ReasonShutdown {
+		t.Errorf("client of the ended match: %v, %v", state, cerr)
+	}
+	if waitMatch(&srvOut, regexp.MustCompile(`msg="match ended" (match=late players=1)`), time.Second) == "" {
+		t.Errorf("no log line for the end:\n%s", srvOut.String())
+	}
 }
+
+var adminRE = regexp.MustCompile(`msg=admin url=http://(127\.0\.0\.1:\d+)/matches`)
 
 var statusMatchesRE = regexp.MustCompile(`msg=status (matches=3) clients=\d+ slots=12 `)
 

@@ -1,7 +1,8 @@
 package main
 
-// serve's status line. One match: the line of today, traffic since the
-// previous line. --matches N: one summary line for the process (the
+// serve's status line. The default match alone: the line of before
+// --matches, traffic since the previous line. Else (--matches N, or
+// matches the admin interface created): one summary line for the process (the
 // matches, their clients and slots, the traffic summed) and one line per
 // match at debug level carrying its match, so that 128 matches log one
 // line every --status at the default level.
@@ -20,7 +21,6 @@ import (
 type serveLog struct {
 	log    *slog.Logger
 	hm     *hostedMatches
-	single bool // one default match: the line as before --matches
 	lastAt time.Duration
 	// last are each match's totals at the previous line; a match created
 	// since counts from zero, an ended one is forgotten.
@@ -95,11 +95,10 @@ func (l *serveLog) status(now time.Duration, h *server.Host) {
 	secs := (now - l.lastAt).Seconds()
 	l.lastAt = now
 	names := h.Matches()
-	if l.single {
-		for _, name := range names {
-			ms := l.match(name, h.Match(name))
-			l.log.Info("status", append([]any{"frame", ms.frame}, ms.attrs(secs)...)...)
-		}
+	if len(names) == 1 && names[0] == "" {
+		// The default match alone: the line as before --matches.
+		ms := l.match("", h.Match(""))
+		l.log.Info("status", append([]any{"frame", ms.frame}, ms.attrs(secs)...)...)
 		return
 	}
 	var sum matchStatus
