@@ -153,8 +153,9 @@ func parseServeFlags(args []string) (serveOptions, error) {
 			return o, err
 		}
 	}
-	if o.matches > 1 && o.web != "" {
-		return o, errors.New("--web serves one match: not with --matches")
+	if o.matches > 1 && o.web != "" && !o.webTokens {
+		return o, errors.New("--web with --matches: browsers choose their match by their token (/play?match=NAME); " +
+			"give --key-file and --web-tokens")
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(fs.Output(), "snapwire serve: unexpected argument %q\n", fs.Arg(0))
