@@ -61,6 +61,7 @@ type serveOptions struct {
 	metrics    string
 	pprof      bool
 	logFormat  string
+	logLevel   string
 	masters    string
 	heartbeat  time.Duration
 	agones     bool
@@ -102,6 +103,7 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	fs.IntVar(&o.webPeers, "web-peers", 0, "with --web: most browser connections at once, connecting or playing (default: --max-clients)")
 	fs.BoolVar(&o.webTokens, "web-tokens", false, "with --web and --key-file: hand a connect token to anyone who asks at /token (the page does), so browsers join a secure server")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log events as text (key=value) or json, one per line")
+	fs.StringVar(&o.logLevel, "log-level", "info", "log events at this level and above: debug (adds each match's status line with --matches), info or warn")
 	fs.BoolVar(&o.pprof, "pprof", false, "with --metrics: also serve net/http/pprof under /debug/pprof/ (CPU and heap profiles; keep it private)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -114,6 +116,9 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	}
 	if o.logFormat != "text" && o.logFormat != "json" {
 		return o, fmt.Errorf("--log-format %q: want text or json", o.logFormat)
+	}
+	if _, ok := logLevels[o.logLevel]; !ok {
+		return o, fmt.Errorf("--log-level %q: want debug, info or warn", o.logLevel)
 	}
 	if _, set := agones.FromEnv(); set {
 		o.agones = true
@@ -218,7 +223,7 @@ func runServe(args []string, stdout io.Writer) error {
 
 // serve runs the server until ctx is cancelled.
 func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
-	logger := newLogger(o.logFormat, stdout)
+	logger := newLevelLogger(o.logFormat, o.logLevel, stdout)
 	settings, err := serveSettings(o)
 	if err != nil {
 		return err

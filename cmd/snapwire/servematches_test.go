@@ -33,6 +33,9 @@ func TestServeMatchesFlag(t *testing.T) {
 			t.Errorf("--matches %s accepted", v)
 		}
 	}
+	if _, err := parseServeFlags(strings.Fields(base + "--log-level loud")); err == nil {
+		t.Error("--log-level loud accepted")
+	}
 }
 
 // dialMatch connects an arena client to the match named match at addr and
@@ -79,7 +82,7 @@ func TestServeMatches(t *testing.T) {
 	acceptance.Require(t, "matches")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	o, err := parseServeFlags(strings.Fields("--listen 127.0.0.1:0 --insecure --matches 3 --max-clients 4 --status 200ms --metrics 127.0.0.1:0 --admin 127.0.0.1:0"))
+	o, err := parseServeFlags(strings.Fields("--listen 127.0.0.1:0 --insecure --matches 3 --max-clients 4 --status 200ms --metrics 127.0.0.1:0 --admin 127.0.0.1:0 --log-level debug"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,8 +111,8 @@ func TestServeMatches(t *testing.T) {
 	if state != client.Disconnected || !errors.As(err, &refused) {
 		t.Errorf("default match on --matches 3: state %v, %v\n%s", state, err, srvOut.String())
 	}
-	if waitMatch(&srvOut, statusMatchesRE, 2*time.Second) == "" {
-		t.Errorf("no summary status line:\n%s", srvOut.String())
+	if waitMatch(&srvOut, statusMatchesRE, 2*time.Second) == "" || waitMatch(&srvOut, statusMatch2RE, time.Second) == "" {
+		t.Errorf("no summary status line, or none for match 2 at debug level:\n%s", srvOut.String())
 	}
 	// The metrics: each match's series under its name, the process's
 	// totals their sum.
@@ -170,7 +173,10 @@ func TestServeMatches(t *testing.T) {
 
 var adminRE = regexp.MustCompile(`msg=admin url=http://(127\.0\.0\.1:\d+)/matches`)
 
-var statusMatchesRE = regexp.MustCompile(`msg=status (matches=3) clients=\d+ slots=12 `)
+var (
+	statusMatchesRE = regexp.MustCompile(`level=INFO msg=status (matches=3) clients=\d+ slots=12 `)
+	statusMatch2RE  = regexp.MustCompile(`level=DEBUG msg=status (match=2) frame=\d+ clients=\d+ slots=4 `)
+)
 
 // Real loopback UDP (acceptance run "matches"): serve --matches 3 --agones
 // reports the process as a whole to the sidecar: the capacity is the

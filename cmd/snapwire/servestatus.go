@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"math"
 	"time"
@@ -142,4 +143,17 @@ func addStats(st *server.Stats, o server.Stats) {
 	st.AuthFailures += o.AuthFailures
 	st.BadPackets += o.BadPackets
 	st.MapChanges += o.MapChanges
+}
+
+// logLevels are the values of --log-level ("" is info: a serveOptions
+// built in a test).
+var logLevels = map[string]slog.Level{"": slog.LevelInfo, "debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn}
+
+// newLevelLogger is newLogger logging from level (--log-level) up.
+func newLevelLogger(format, level string, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: logLevels[level]}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
 }
