@@ -38,10 +38,9 @@ type hostedMatch struct {
 // hostedMatches are serve's matches by name. It is used only on the
 // Runner's goroutine (inside Runner.DoHost), as the Host itself.
 type hostedMatches struct {
-	game    string        // --game
-	cfg     server.Config // each match's configuration but its slots
-	byName  map[string]hostedMatch
-	created int // matches ever created
+	game   string        // --game
+	cfg    server.Config // each match's configuration but its slots
+	byName map[string]hostedMatch
 	// ended, endedHook and endedTotals are the counters of the matches
 	// ended, for the process's totals (hostStats, the metrics).
 	ended       server.Stats
@@ -64,14 +63,12 @@ func (m *hostedMatches) create(now time.Duration, h *server.Host, name, settings
 		return nil, err
 	}
 	m.byName[name] = hostedMatch{slots: slots, world: world}
-	m.created++
 	return s, nil
 }
 
 // add records a match created elsewhere (server.Listen's default match).
 func (m *hostedMatches) add(name string, slots int, world *refgame.World) {
 	m.byName[name] = hostedMatch{slots: slots, world: world}
-	m.created++
 }
 
 // end ends the match named name on h: its clients get the disconnect.

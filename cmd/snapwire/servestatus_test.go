@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snapwire/snapwire/internal/q3/query"
 	"github.com/snapwire/snapwire/server"
 )
 
@@ -55,5 +56,33 @@ func TestServeStatusLines(t *testing.T) {
 	}
 	if l := lines("debug", one); len(l) != 1 || !strings.Contains(l[0], "level=INFO msg=status frame=60 clients=0 slots=8 ") {
 		t.Errorf("the default match alone: %q", l)
+	}
+}
+
+// The Quake 3 answers are the process's: every match's slots summed (and
+// players, the same way; internal/q3/query stops adding players at the
+// packet's size).
+func TestServeQueryWholeProcess(t *testing.T) {
+	o, err := parseServeFlags(strings.Fields("--insecure --matches 3 --max-clients 4"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings, _ := serveSettings(o)
+	h, err := server.NewHost(server.Config{}, server.SendFunc(func(netip.AddrPort, []byte) {}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hm := newHostedMatches(o, server.Config{})
+	qs := newQueryStatus(o, settings, hm)
+	for i, slots := range []int{4, 4, 2} {
+		if _, err := hm.create(0, h, matchName(i+1), settings, slots); err != nil {
+			t.Fatal(err)
+		}
+	}
+	qs.refresh(h)
+	var st query.Status
+	qs.fill(&st)
+	if st.MaxClients != 10 || len(st.Players) != 0 || st.MapName != "arena3x3" {
+		t.Errorf("status: %d slots, %d players, map %q", st.MaxClients, len(st.Players), st.MapName)
 	}
 }
