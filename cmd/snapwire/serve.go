@@ -1,7 +1,8 @@
 package main
 
 // "snapwire serve": the arena server (internal/refgame) over real UDP through
-// server.Listen's real-time Runner. It logs joins and leaves, prints a
+// server.Listen's real-time Runner (with --matches, server.ListenHost's:
+// servematches.go). It logs joins and leaves, prints a
 // status line every few seconds and shuts down cleanly on SIGINT/SIGTERM
 // (every client gets a reliable disconnect message).
 
@@ -390,13 +391,17 @@ func runServer(ctx context.Context, o serveOptions, r *server.Runner, qs *queryS
 	heartbeat := func() {
 		r.DoHost(runCtx, func(now time.Duration, h *server.Host) {
 			// From the match that answers the queries (Host.HandlePacket:
-			// the default one, else the first).
-			names := h.Matches()
-			if len(names) == 0 {
+			// the default one, else the first): one heartbeat for the
+			// process, whatever its matches.
+			s := h.Match("")
+			if names := h.Matches(); s == nil && len(names) > 0 {
+				s = h.Match(names[0])
+			}
+			if s == nil {
 				return
 			}
 			for _, m := range masters {
-				serverhook.SendConnectionless(h.Match(names[0]), m, []byte("heartbeat QuakeArena-1\n"))
+				serverhook.SendConnectionless(s, m, []byte("heartbeat QuakeArena-1\n"))
 			}
 		})
 	}
