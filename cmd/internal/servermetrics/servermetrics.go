@@ -16,7 +16,8 @@
 // A Collector reads everything on a scrape, on the server's own goroutine
 // (server.Runner.DoHost), from counters the core keeps anyway (serverhook.Stats,
 // server.Totals): between scrapes the game loop does no metric work, and
-// the read itself allocates nothing on the loop. Names follow Prometheus
+// the read itself allocates on the loop only the list of match names
+// (server.Host.Matches). Names follow Prometheus
 // conventions: base units (seconds, bytes), _total for counters.
 package servermetrics
 
