@@ -101,7 +101,7 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	fs.DurationVar(&o.matchTime, "match-duration", 0, "end the match (and the process) after this long (0: run until SIGINT/SIGTERM)")
 	fs.StringVar(&o.web, "web", "", "also serve browsers over HTTP at this address, e.g. 127.0.0.1:8080: the page /play, and WebRTC data channels into the same match")
 	fs.StringVar(&o.webWASM, "web-wasm", "", "with --web: the play client built for js/wasm (default: build it with go at start-up, inside snapwire's source tree)")
-	fs.IntVar(&o.webPeers, "web-peers", 0, "with --web: most browser connections at once, connecting or playing (default: --max-clients)")
+	fs.IntVar(&o.webPeers, "web-peers", 0, "with --web: most browser connections at once, connecting or playing (default: --max-clients times --matches)")
 	fs.BoolVar(&o.webTokens, "web-tokens", false, "with --web and --key-file: hand a connect token to anyone who asks at /token (the page does), so browsers join a secure server")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log events as text (key=value) or json, one per line")
 	fs.StringVar(&o.logLevel, "log-level", "info", "log events at this level and above: debug (adds each match's status line with --matches), info or warn")
