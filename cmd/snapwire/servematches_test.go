@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/snapwire/snapwire/internal/agonestest"
 	"github.com/snapwire/snapwire/internal/refgame"
 	"github.com/snapwire/snapwire/internal/testwait"
+	"github.com/snapwire/snapwire/token"
 )
 
 // --matches: 1 by default (one default match, as before), 1..256.
@@ -217,5 +219,65 @@ func TestServeMatchesAgones(t *testing.T) {
 	})
 	if strings.Count(joined, "/alpha/player/connect") != 2 || !strings.Contains(joined, `PUT /alpha/player/capacity {"count":"12"}`) {
 		t.Errorf("sidecar calls:\n%s", joined)
+	}
+}
+
+// Real loopback UDP (acceptance run "matches"): a secure serve --matches 2
+// admits a token to the match it names, and refuses one naming a match
+// the process does not host (sealed, so the client believes it at once).
+func TestServeMatchesSecure(t *testing.T) {
+	acceptance.Require(t, "matches")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	keyFile := writeKeyFile(t)
+	key, err := readKeyFile(keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := parseServeFlags(strings.Fields("--listen 127.0.0.1:0 --key-file " + keyFile + " --matches 2 --status 0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srvCtx, stopSrv := context.WithCancel(ctx)
+	var srvOut syncBuffer
+	srvDone := make(chan error, 1)
+	go func() { srvDone <- serve(srvCtx, o, &srvOut) }()
+	defer func() { stopSrv(); <-srvDone }()
+	addr := waitMatch(&srvOut, listenRE, 5*time.Second)
+	if addr == "" {
+		t.Fatalf("server did not start:\n%s", srvOut.String())
+	}
+	for i, c := range []struct {
+		match string
+		want  client.State
+	}{{"2", client.Connected}, {"9", client.Disconnected}} {
+		tok, err := token.Issue(key, token.Params{ProtocolID: arenaProtocolID, ClientID: uint64(100 + i),
+			Servers: []netip.AddrPort{netip.MustParseAddrPort(addr)}, Match: c.match}, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := client.Dial(addr, client.Config{Name: "s" + c.match, Token: tok}, refgame.NewGame(),
+			client.InputFunc(func(client.Input) game.UserCmd { return game.UserCmd{} }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cctx, stop := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- r.Run(cctx) }()
+		var state client.State
+		var cerr error
+		testwait.Until(5*time.Second, func() bool {
+			read := func(c *client.Client) { state, cerr = c.State(), c.Err() }
+			if !r.Do(cctx, func(_ time.Duration, c *client.Client) { read(c) }) {
+				r.After(read)
+			}
+			return state == client.Connected || state == client.Disconnected
+		})
+		stop()
+		<-done
+		var refused *client.RefusedError
+		if state != c.want || (c.want == client.Disconnected && (!errors.As(cerr, &refused) || refused.Reason != client.ReasonNoSuchMatch)) {
+			t.Errorf("token for match %q: %v, %v", c.match, state, cerr)
+		}
 	}
 }
