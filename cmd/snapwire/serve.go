@@ -51,6 +51,7 @@ type serveOptions struct {
 	admin      string
 	adminToken string // --admin-token-file
 	maxPerIP   int
+	grace      time.Duration
 	workers    int
 	password   string
 	rate       int
@@ -86,6 +87,7 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	fs.StringVar(&o.admin, "admin", "", "serve the admin interface over HTTP at this address, e.g. 127.0.0.1:9200: GET/POST /matches, DELETE /matches/NAME (loopback unless --admin-token-file)")
 	fs.StringVar(&o.adminToken, "admin-token-file", "", "with --admin: a file holding a secret (16+ characters) every admin request must carry as Authorization: Bearer SECRET; needed off loopback")
 	fs.IntVar(&o.maxPerIP, "max-clients-per-ip", 4, "player slots one IP address may hold, secure or not (1..1024)")
+	fs.DurationVar(&o.grace, "reconnect-grace", 20*time.Second, "with --key-file: how long a silent client's slot, player and score are held for it to resume with its token (0: not at all)")
 	fs.IntVar(&o.workers, "snapshot-workers", 1, "goroutines that build each frame's snapshots (1..64; the same bytes as 1)")
 	fs.StringVar(&o.password, "password", "", "password clients must give")
 	fs.IntVar(&o.rate, "rate", 0, "byte rate per client, UDP/IP headers included (0: unlimited)")
@@ -176,6 +178,8 @@ func parseServeFlags(args []string) (serveOptions, error) {
 		return o, fmt.Errorf("--max-clients %d: want 1..%d", o.maxClients, game.MaxClients)
 	case o.matches < 1 || o.matches > maxServeMatches:
 		return o, fmt.Errorf("--matches %d: want 1..%d", o.matches, maxServeMatches)
+	case o.grace < 0 || o.grace > 10*time.Minute:
+		return o, fmt.Errorf("--reconnect-grace %v: want 0..10m", o.grace)
 	case o.maxPerIP < 1 || o.maxPerIP > game.MaxClients:
 		return o, fmt.Errorf("--max-clients-per-ip %d: want 1..%d", o.maxPerIP, game.MaxClients)
 	case o.rate < 0 || o.status < 0:
@@ -319,6 +323,15 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	return runServer(ctx, o, r, qs, hm, settings, logger)
 }
 
+// reconnectGrace is --reconnect-grace as server.Advanced.ReconnectGrace,
+// where 0 means the default and a negative value none.
+func reconnectGrace(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
+
 // serveConfig is the server's configuration from the flags.
 func serveConfig(o serveOptions, logger *slog.Logger) (server.Config, error) {
 	cfg := server.Config{
@@ -331,6 +344,7 @@ func serveConfig(o serveOptions, logger *slog.Logger) (server.Config, error) {
 		ProtocolID:   arenaProtocolID,
 		Advanced: server.Advanced{
 			MaxClientsPerIP: o.maxPerIP,
+			ReconnectGrace:  reconnectGrace(o.grace),
 			SnapshotWorkers: o.workers,
 			VerifyBase:      true, // clients check the common base live (DOOM III §4.2)
 		},
