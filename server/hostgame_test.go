@@ -38,11 +38,11 @@ const (
 // tagEnt is the tag game's only entity type: the map's entities and the
 // players alike, each carrying its match's tag.
 type tagEnt struct {
-	Tag   uint16
+	Tag    uint16
 	Client game.ClientNum
 	Owned  bool
-	Moves uint32
-	g     *tagGame // on a client: where ReadSnapshot reports what it read
+	Moves  uint32
+	g      *tagGame // on a client: where ReadSnapshot reports what it read
 }
 
 func (e *tagEnt) WriteSnapshot(w *bitmsg.DeltaWriter) {
