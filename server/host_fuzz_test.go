@@ -58,7 +58,9 @@ func newHostFuzz(tb testing.TB) *hostFuzz {
 		tb.Fatal(err)
 	}
 	f.c.Connect(0, fuzzServer)
-	f.pump(500 * time.Millisecond)
+	for f.c.State() != client.Connected && f.now < 500*time.Millisecond {
+		f.pump(f.now + 5*time.Millisecond)
+	}
 	if f.c.State() != client.Connected {
 		tb.Fatalf("client: %v %v", f.c.State(), f.c.Err())
 	}
@@ -123,7 +125,7 @@ func FuzzHostHandlePacket(f *testing.F) {
 		r.sent = nil
 		r.h.HandlePacket(r.now, fuzzClient, pkt)
 		r.h.HandlePacket(r.now, fuzzOther, pkt)
-		r.pump(r.now + 100*time.Millisecond)
+		r.pump(r.now + 50*time.Millisecond)
 		for _, p := range r.sent {
 			if len(p) > 1500 {
 				t.Fatalf("sent %d bytes", len(p))
