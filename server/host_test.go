@@ -292,3 +292,37 @@ func isIn(set []*tagClient, tc *tagClient) bool {
 	}
 	return false
 }
+
+// The per-address limit holds for the host as a whole, and End gives an
+// ended match's clients' places back: four clients of one IP address in
+// match b fill Advanced.MaxClientsPerIP, so a fifth from it is refused
+// (throttled) in match a too, and keeps retrying (the refusal is
+// transient); once b ends, it gets in.
+//
+// Guards against: a per-match count (one address taking four slots in
+// each of a hundred matches), and counts that End leaves behind (an
+// address locked out after its match ended).
+func TestHostPerIPAcrossMatches(t *testing.T) {
+	r := newHostRig(t, 46, false)
+	a := r.create("a", 1, 0)
+	r.create("b", 2, 0)
+	ip := netip.MustParseAddr("10.8.0.1")
+	for i := range 4 {
+		r.join(netip.AddrPortFrom(ip, uint16(40000+i)), "b", 2, client.Config{})
+	}
+	r.run(2 * time.Second)
+	fifth := r.join(netip.AddrPortFrom(ip, 40004), "a", 1, client.Config{})
+	r.run(r.now + 2*time.Second)
+	throttled := serverhook.ServerStats(a.srv).Throttled
+	if fifth.c.State() == client.Connected || throttled == 0 || r.h.Match("b").NumClients() != 4 {
+		t.Fatalf("a fifth client of one address in another match: %v, %d throttled (b has %d)", fifth.c.State(), throttled, r.h.Match("b").NumClients())
+	}
+	if err := r.h.End(r.now, "b"); err != nil {
+		t.Fatal(err)
+	}
+	r.run(r.now + 2*time.Second)
+	if fifth.c.State() != client.Connected || r.h.NumClients() != 1 {
+		t.Errorf("after b ended: %v %v; %d clients", fifth.c.State(), fifth.c.Err(), r.h.NumClients())
+	}
+	t.Logf("the fifth client throttled %d times while b held four", throttled)
+}
