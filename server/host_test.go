@@ -25,7 +25,8 @@ func hostAddr(i int) netip.AddrPort {
 	return netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 7, byte(i / 200), byte(1 + i%200)}), 40000)
 }
 
-// refusedWith reports whether c's handshake ended refused with reason.
+// refusedWith reports whether c's handshake was refused, or its session
+// ended, with reason.
 func refusedWith(c *client.Client, reason client.Reason) bool {
 	var re *client.RefusedError
 	return errors.As(c.Err(), &re) && re.Reason == reason
@@ -109,8 +110,8 @@ func hostRouting(t *testing.T, secure bool) {
 	}
 	r.run(r.now + time.Second)
 	for _, tc := range []*tagClient{cb, cb2} {
-		if tc.c.State() != client.Disconnected {
-			t.Errorf("client of the ended match: %v", tc.c.State())
+		if tc.c.State() != client.Disconnected || !refusedWith(tc.c, client.ReasonShutdown) {
+			t.Errorf("client of the ended match: %v %v", tc.c.State(), tc.c.Err())
 		}
 	}
 	if r.h.NumClients() != wantA || len(r.h.Matches()) != 1 || r.h.Match("b") != nil {
@@ -260,8 +261,8 @@ func hostIsolation(t *testing.T, secure bool) {
 	for i, tc := range cls {
 		name := fmt.Sprintf("client %d of %s", i, tc.match)
 		if isIn(ended, tc) {
-			if tc.c.State() != client.Disconnected {
-				t.Errorf("%s (ended): %v", name, tc.c.State())
+			if tc.c.State() != client.Disconnected || !refusedWith(tc.c, client.ReasonShutdown) {
+				t.Errorf("%s (ended): %v %v", name, tc.c.State(), tc.c.Err())
 			}
 			tc.check(t, name)
 			continue
