@@ -43,14 +43,17 @@ type match struct {
 	wg      sync.WaitGroup
 	clients []*client.Runner
 	errs    chan error
+	// bystanders checks the host variant's clients of the other matches
+	// once the match is stopped (startBystanders).
+	bystanders func()
 }
 
 // startMatch runs a server (secure when secure is set) and n clients: a
 // server of one match, or with sz.matches a host of that many, each
 // running the test game with cfg, the victims' match among them and the
-// n clients in it. (The other matches run without clients: the players
-// are all on 127.0.0.1, whose clients Advanced.MaxClientsPerIP counts
-// across the host.)
+// n clients in it, and bystanders in some of the others
+// (startBystanders: light clients, each on an address of its own, as
+// Advanced.MaxClientsPerIP counts an address's clients across the host).
 func startMatch(t *testing.T, sz serverSize, cfg server.Config, secure bool, n int) *match {
 	t.Helper()
 	if secure {
@@ -85,6 +88,7 @@ func startMatch(t *testing.T, sz serverSize, cfg server.Config, secure bool, n i
 		m.wg.Add(1)
 		go func() { defer m.wg.Done(); m.errs <- r.Run(m.ctx) }()
 	}
+	m.bystanders = startBystanders(t, m.ctx, srv, sz, cfg.Password, secure, n)
 	m.waitSnapshots(20, 10*time.Second)
 	return m
 }
@@ -125,6 +129,10 @@ func createMatches(t *testing.T, ctx context.Context, srv *server.Runner, sz ser
 }
 
 func (m *match) stop() {
+	if m.bystanders != nil {
+		m.bystanders()
+		m.bystanders = nil // stop may be called again (Cleanup)
+	}
 	m.cancel()
 	m.wg.Wait()
 }

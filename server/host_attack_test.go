@@ -5,6 +5,7 @@ package server_test
 // kind, across matches.
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"net/netip"
@@ -13,10 +14,13 @@ import (
 	"time"
 
 	"github.com/snapwire/snapwire/client"
+	"github.com/snapwire/snapwire/game"
+	"github.com/snapwire/snapwire/internal/loadgen"
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/internal/testgame"
+	"github.com/snapwire/snapwire/internal/testwait"
 	"github.com/snapwire/snapwire/internal/tokenwire"
 	"github.com/snapwire/snapwire/netsim"
 	"github.com/snapwire/snapwire/server"
@@ -271,4 +275,78 @@ func hostAttackNoSuchMatchFlood(t *testing.T, secure bool) {
 	st := serverhook.ServerStats(h.Match("m0"))
 	t.Logf("secure=%v: %d connects to no match refused; heap %+d bytes; first match: %d refused, %d tokens refused, %d throttled",
 		secure, flood, grew, st.Refused, st.TokensRefused, st.Throttled)
+}
+
+// startBystanders connects a light client (internal/loadgen, each on an
+// address of its own in 127.1.0.0/16) to every eighth of the host
+// variant's matches, the victims' excepted (the others run without
+// clients: with one in each, the sweeps starved the host's goroutine on
+// this 2-core machine, shared with the attacker, the victims' clients and
+// other test runs), with cfg's password, and waits until the host holds them
+// and want clients more (the victims'). The returned check, called once
+// the attack is over and before the server stops, ends the bystanders'
+// run and reports each one that was not still playing then: an attack on
+// the victims' match must not reach the other matches either. On a
+// server of one match it does nothing.
+func startBystanders(t *testing.T, ctx context.Context, srv *server.Runner, sz serverSize, password string, secure bool, want int) (check func()) {
+	t.Helper()
+	if sz.matches == 0 {
+		return func() {}
+	}
+	var names []string
+	for i := 0; i < sz.matches; i += 8 {
+		if i != sz.matches/2 {
+			names = append(names, fmt.Sprintf("m%d", i))
+		}
+	}
+	cfg := loadgen.RunConfig{Server: srv.Addr(), Clients: len(names), Bases: loadgen.NewBases(func() game.Game { return testgame.New() }),
+		Config: func(i int) (loadgen.Config, error) {
+			c := loadgen.Config{Match: names[i], Password: password, Seed: uint32(i + 1)}
+			if secure {
+				tok, err := token.Issue(attackKey, token.Params{ProtocolID: attackProtocol, ClientID: uint64(10000 + i),
+					Servers: []netip.AddrPort{srv.Addr()}, Match: names[i]}, time.Now())
+				if err != nil {
+					return c, err
+				}
+				c.Token = tok
+			}
+			return c, nil
+		}}
+	done := make(chan loadgen.Result, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		res, err := loadgen.Run(ctx, cfg)
+		if err != nil {
+			t.Errorf("bystanders: %v", err)
+		}
+		done <- res
+	}()
+	in := func() bool {
+		n := 0
+		srv.DoHost(ctx, func(now time.Duration, h *server.Host) { n = h.NumClients() })
+		return n >= len(names)+want
+	}
+	if !testwait.Until(10*time.Second, in) {
+		cancel()
+		<-done
+		t.Fatalf("the %d bystanders did not all connect", len(names))
+	}
+	return func() {
+		cancel()
+		res := <-done
+		lost := 0
+		for i, err := range res.Errs {
+			if err != nil {
+				lost++
+				if lost <= 3 {
+					t.Errorf("bystander in %s: %v", names[i], err)
+				}
+			}
+		}
+		if lost == 0 {
+			t.Logf("%d bystanders in the other matches, all playing to the end", len(names))
+		} else {
+			t.Errorf("%d of %d bystanders not playing at the end", lost, len(names))
+		}
+	}
 }
