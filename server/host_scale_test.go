@@ -13,6 +13,7 @@ import (
 	"github.com/snapwire/snapwire/internal/clienthook"
 	"github.com/snapwire/snapwire/internal/netchan"
 	"github.com/snapwire/snapwire/internal/serverhook"
+	"github.com/snapwire/snapwire/server"
 )
 
 // Acceptance (issue 25 part 2, in virtual time): 128 matches of 8
@@ -124,4 +125,36 @@ func TestHostHandlePacketAllocs(t *testing.T) {
 		t.Errorf("%d of the %d packets handed to the host were delivered", got, i)
 	}
 	t.Logf("%d of %d held packets handed to the host, all delivered: %v allocations each", i, len(held), allocs)
+}
+
+// BenchmarkHostPacketTurn measures one turn of the runner's loop
+// (internal/udprun) for a packet on a host of 1 and of 128 matches: the
+// packet routed (a channel packet for no connection, what a sweep sends),
+// then Advance and Next, which the loop calls after every packet and
+// which visit every match; between frames, so the turn runs none.
+func BenchmarkHostPacketTurn(b *testing.B) {
+	for _, n := range []int{1, 128} {
+		b.Run(fmt.Sprintf("matches=%d", n), func(b *testing.B) {
+			h, err := server.NewHost(server.Config{}, server.SendFunc(func(netip.AddrPort, []byte) {}))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := range n {
+				if _, err := h.Create(0, fmt.Sprintf("m%d", i), server.Config{}, newTagGame(0), tagSettings(uint16(i+1), 0)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			now := time.Millisecond // between frames: the turn runs none
+			h.Advance(now)
+			pkt := []byte{0, 1, 0x34, 0x12, 1, 0, 0, 0}
+			from := hostAddr(1)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				h.HandlePacket(now, from, pkt)
+				h.Advance(now)
+				_ = h.Next()
+			}
+		})
+	}
 }
