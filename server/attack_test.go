@@ -10,8 +10,10 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -35,20 +37,29 @@ var attackKey = token.Key{1: 1, 2: 2}
 type match struct {
 	t       *testing.T
 	srv     *server.Runner
+	name    string // the victims' match: "" on a server of one match
 	ctx     context.Context
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	clients []*client.Runner
 	errs    chan error
+	// bystanders checks the host variant's clients of the other matches
+	// once the match is stopped (startBystanders).
+	bystanders func()
 }
 
-// startMatch runs a server (secure when secure is set) and n clients.
-func startMatch(t *testing.T, cfg server.Config, secure bool, n int) *match {
+// startMatch runs a server (secure when secure is set) and n clients: a
+// server of one match, or with sz.matches a host of that many, each
+// running the test game with cfg, the victims' match among them and the
+// n clients in it, and bystanders in some of the others
+// (startBystanders: light clients, each on an address of its own, as
+// Advanced.MaxClientsPerIP counts an address's clients across the host).
+func startMatch(t *testing.T, sz serverSize, cfg server.Config, secure bool, n int) *match {
 	t.Helper()
 	if secure {
 		cfg.TokenKey, cfg.ProtocolID = &attackKey, attackProtocol
 	}
-	srv, err := server.Listen("127.0.0.1:0", cfg, testgame.New(), testgame.DefaultSettings)
+	srv, err := listenSweep(sz, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,11 +68,12 @@ func startMatch(t *testing.T, cfg server.Config, secure bool, n int) *match {
 	t.Cleanup(m.stop)
 	m.wg.Add(1)
 	go func() { defer m.wg.Done(); srv.Run(m.ctx) }()
+	m.name = createMatches(t, m.ctx, srv, sz, cfg)
 	for i := range n {
-		ccfg := client.Config{}
+		ccfg := client.Config{Match: m.name}
 		if secure {
 			tok, err := token.Issue(attackKey, token.Params{ProtocolID: attackProtocol, ClientID: uint64(i),
-				Servers: []netip.AddrPort{srv.Addr()}}, time.Now())
+				Servers: []netip.AddrPort{srv.Addr()}, Match: m.name}, time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,11 +88,51 @@ func startMatch(t *testing.T, cfg server.Config, secure bool, n int) *match {
 		m.wg.Add(1)
 		go func() { defer m.wg.Done(); m.errs <- r.Run(m.ctx) }()
 	}
+	m.bystanders = startBystanders(t, m.ctx, srv, sz, cfg.Password, secure, n)
 	m.waitSnapshots(20, 10*time.Second)
 	return m
 }
 
+// listenSweep binds the server of an attack: a Runner serving one match
+// (server.Listen), or with sz.matches a host with none yet.
+func listenSweep(sz serverSize, cfg server.Config) (*server.Runner, error) {
+	if sz.matches > 0 {
+		return server.ListenHost("127.0.0.1:0", cfg)
+	}
+	return server.Listen("127.0.0.1:0", cfg, testgame.New(), testgame.DefaultSettings)
+}
+
+// createMatches creates the host variant's sz.matches matches on srv (once
+// it runs), each running the test game with cfg, and returns the victims'
+// match's name, the one in the middle; "" on a server of one match.
+func createMatches(t *testing.T, ctx context.Context, srv *server.Runner, sz serverSize, cfg server.Config) string {
+	t.Helper()
+	if sz.matches == 0 {
+		return ""
+	}
+	var err error
+	srv.DoHost(ctx, func(now time.Duration, h *server.Host) {
+		for i := range sz.matches {
+			name := fmt.Sprintf("m%d", i)
+			if i == sz.matches/2 {
+				name = "victims"
+			}
+			if _, err = h.Create(now, name, cfg, testgame.New(), testgame.DefaultSettings); err != nil {
+				return
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "victims"
+}
+
 func (m *match) stop() {
+	if m.bystanders != nil {
+		m.bystanders()
+		m.bystanders = nil // stop may be called again (Cleanup)
+	}
 	m.cancel()
 	m.wg.Wait()
 }
@@ -119,9 +171,36 @@ func (m *match) waitSnapshots(n uint64, limit time.Duration) {
 	}
 }
 
-// server runs f on the server's goroutine.
+// server runs f on the server's goroutine with the victims' match.
 func (m *match) server(f func(s *server.Server)) {
-	m.srv.Do(m.ctx, func(now time.Duration, s *server.Server) { f(s) })
+	m.srv.DoHost(m.ctx, func(now time.Duration, h *server.Host) {
+		if s := h.Match(m.name); s != nil {
+			f(s)
+		}
+	})
+}
+
+// hostStats sums the counters of the host's matches (on a server of one
+// match, its own): what the socket's attacker met, wherever the host
+// routed it (a connect that opens no match goes to the first match).
+func (m *match) hostStats() serverhook.Stats {
+	var sum serverhook.Stats
+	m.srv.DoHost(m.ctx, func(now time.Duration, h *server.Host) {
+		for _, name := range h.Matches() {
+			addStats(&sum, serverhook.ServerStats(h.Match(name)))
+		}
+	})
+	return sum
+}
+
+// addStats adds st's counters (its uint64 fields) to sum's.
+func addStats(sum *serverhook.Stats, st serverhook.Stats) {
+	a, b := reflect.ValueOf(sum).Elem(), reflect.ValueOf(st)
+	for i := range a.NumField() {
+		if f := a.Field(i); f.Kind() == reflect.Uint64 {
+			f.SetUint(f.Uint() + b.Field(i).Uint())
+		}
+	}
 }
 
 func (m *match) clientAddrs() map[netchan.ConnID]netip.AddrPort {
@@ -219,8 +298,8 @@ func TestAttackConnIDSweepSecure(t *testing.T) {
 	forSlots(t, 0, attackConnIDSweepSecure)
 }
 
-func attackConnIDSweepSecure(t *testing.T, slots int) {
-	m := startMatch(t, server.Config{MaxClients: slots}, true, 4)
+func attackConnIDSweepSecure(t *testing.T, sz serverSize) {
+	m := startMatch(t, sz, server.Config{MaxClients: sz.slots}, true, 4)
 	before := m.clientAddrs()
 	att := attacker(t, "127.0.0.2")
 	victim := attacker(t, "127.0.0.3") // reflection: the "victim" sends the forgeries
@@ -276,8 +355,8 @@ func TestAttackConnIDSweepInsecure(t *testing.T) {
 	forSlots(t, 0, attackConnIDSweepInsecure)
 }
 
-func attackConnIDSweepInsecure(t *testing.T, slots int) {
-	m := startMatch(t, server.Config{MaxClients: slots}, false, 4)
+func attackConnIDSweepInsecure(t *testing.T, sz serverSize) {
+	m := startMatch(t, sz, server.Config{MaxClients: sz.slots}, false, 4)
 	before := m.clientAddrs()
 	att := attacker(t, "127.0.0.2")
 	sweep(t, att, m.srv.Addr(), func(int) bool { return true })
@@ -352,16 +431,16 @@ func TestAttackConnectFloods(t *testing.T) {
 	forSlots(t, 16, attackConnectFloods)
 }
 
-func attackConnectFloods(t *testing.T, slots int) {
+func attackConnectFloods(t *testing.T, sz serverSize) {
 	for _, secure := range []bool{true, false} {
-		m := startMatch(t, server.Config{MaxClients: slots}, secure, 1)
+		m := startMatch(t, sz, server.Config{MaxClients: sz.slots}, secure, 1)
 		att := attacker(t, "127.0.0.2")
 		to := m.srv.Addr()
 		// Bad cookies: 2,000 connects, all refused, nothing stored.
 		for i := range 2000 {
 			var c session.Cookie
 			binary.LittleEndian.PutUint64(c[:], uint64(i))
-			p := netchan.AppendConnectionless(nil, session.Connect{Nonce: uint64(1e9 + i), Cookie: c, Version: session.Version}.Append(nil))
+			p := netchan.AppendConnectionless(nil, session.Connect{Nonce: uint64(1e9 + i), Cookie: c, Version: session.Version, Match: m.name}.Append(nil))
 			att.WriteToUDPAddrPort(p, to)
 			if i%50 == 49 {
 				time.Sleep(time.Millisecond)
@@ -391,7 +470,7 @@ func attackConnectFloods(t *testing.T, slots int) {
 				rand.Read(tok)
 			}
 			ans := handshake(t, att, to, uint64(1e6+i), session.Connect{Nonce: uint64(1e6 + i), Cookie: cookie, Version: session.Version,
-				RegistryHash: testgame.New().Registry().Hash(), Token: tok}.Append(nil))
+				RegistryHash: testgame.New().Registry().Hash(), Token: tok, Match: m.name}.Append(nil))
 			if ans == nil {
 				t.Fatal("no answer")
 			}
@@ -400,7 +479,8 @@ func attackConnectFloods(t *testing.T, slots int) {
 		}
 		var st serverhook.Stats
 		var clients int
-		m.server(func(s *server.Server) { st, clients = serverhook.ServerStats(s), s.NumClients() })
+		m.server(func(s *server.Server) { clients = s.NumClients() })
+		st = m.hostStats() // a connect that opens no match is refused by the first one
 		t.Logf("secure=%v: answers %v; stats: bad cookies %d, throttled %d, tokens refused %d, clients %d",
 			secure, count, st.BadCookies, st.Throttled, st.TokensRefused, clients)
 		// The kernel and the reader may drop part of the burst on a busy
@@ -440,15 +520,15 @@ func TestAttackSlotExhaustion(t *testing.T) {
 	forSlots(t, 8, attackSlotExhaustion)
 }
 
-func attackSlotExhaustion(t *testing.T, slots int) {
-	m := startMatch(t, server.Config{MaxClients: slots}, false, 0)
+func attackSlotExhaustion(t *testing.T, sz serverSize) {
+	m := startMatch(t, sz, server.Config{MaxClients: sz.slots}, false, 0)
 	to := m.srv.Addr()
 	reg := testgame.New().Registry().Hash()
 	var got []session.Reason
 	for i := range 8 {
 		att := attacker(t, "127.0.0.2") // a new port per connect, like many clients behind one address
 		cookie := cookieFor(t, att, to)
-		ans := handshake(t, att, to, uint64(i+1), session.Connect{Nonce: uint64(i + 1), Cookie: cookie, Version: session.Version, RegistryHash: reg}.Append(nil))
+		ans := handshake(t, att, to, uint64(i+1), session.Connect{Nonce: uint64(i + 1), Cookie: cookie, Version: session.Version, RegistryHash: reg, Match: m.name}.Append(nil))
 		got = append(got, refusal(t, ans))
 	}
 	for i, r := range got {
@@ -462,7 +542,7 @@ func attackSlotExhaustion(t *testing.T, slots int) {
 	}
 	other := attacker(t, "127.0.0.3")
 	cookie := cookieFor(t, other, to)
-	if r := refusal(t, handshake(t, other, to, 99, session.Connect{Nonce: 99, Cookie: cookie, Version: session.Version, RegistryHash: reg}.Append(nil))); r != session.ReasonNone {
+	if r := refusal(t, handshake(t, other, to, 99, session.Connect{Nonce: 99, Cookie: cookie, Version: session.Version, RegistryHash: reg, Match: m.name}.Append(nil))); r != session.ReasonNone {
 		t.Errorf("another address refused: %v", r)
 	}
 }
@@ -477,15 +557,15 @@ func TestAttackPasswordGuessing(t *testing.T) {
 	forSlots(t, 0, attackPasswordGuessing)
 }
 
-func attackPasswordGuessing(t *testing.T, slots int) {
-	m := startMatch(t, server.Config{MaxClients: slots, Password: "hunter2", Advanced: server.Advanced{CookieLifetime: time.Minute}}, false, 0)
+func attackPasswordGuessing(t *testing.T, sz serverSize) {
+	m := startMatch(t, sz, server.Config{MaxClients: sz.slots, Password: "hunter2", Advanced: server.Advanced{CookieLifetime: time.Minute}}, false, 0)
 	to := m.srv.Addr()
 	att := attacker(t, "127.0.0.2")
 	cookie := cookieFor(t, att, to)
 	reg := testgame.New().Registry().Hash()
 	var got []session.Reason
 	for i, pw := range []string{"a", "b", "c", "d", "hunter2"} {
-		ans := handshake(t, att, to, uint64(i+1), session.Connect{Nonce: uint64(i + 1), Cookie: cookie, Version: session.Version, RegistryHash: reg, Password: pw}.Append(nil))
+		ans := handshake(t, att, to, uint64(i+1), session.Connect{Nonce: uint64(i + 1), Cookie: cookie, Version: session.Version, RegistryHash: reg, Password: pw, Match: m.name}.Append(nil))
 		got = append(got, refusal(t, ans))
 	}
 	want := []session.Reason{session.ReasonWrongPassword, session.ReasonWrongPassword, session.ReasonWrongPassword,
@@ -497,12 +577,17 @@ func attackPasswordGuessing(t *testing.T, slots int) {
 	}
 }
 
-// loneClientStats reads the server's counters and those of its one
-// client (zero when it has not exactly one) on its goroutine.
-func loneClientStats(ctx context.Context, srv *server.Runner) (serverhook.ClientStats, serverhook.Stats) {
+// loneClientStats reads the counters of the server's match named match
+// and those of its one client (zero when it has not exactly one) on its
+// goroutine.
+func loneClientStats(ctx context.Context, srv *server.Runner, match string) (serverhook.ClientStats, serverhook.Stats) {
 	var cs serverhook.ClientStats
 	var st serverhook.Stats
-	srv.Do(ctx, func(now time.Duration, s *server.Server) {
+	srv.DoHost(ctx, func(now time.Duration, h *server.Host) {
+		s := h.Match(match)
+		if s == nil {
+			return
+		}
 		st = serverhook.ServerStats(s)
 		if all := s.AppendClients(nil); len(all) == 1 {
 			cs, _ = serverhook.Client(s, all[0].Num)
@@ -524,8 +609,9 @@ func TestAttackReplay(t *testing.T) {
 	forSlots(t, 0, attackReplay)
 }
 
-func attackReplay(t *testing.T, slots int) {
-	srv, err := server.Listen("127.0.0.1:0", server.Config{MaxClients: slots, TokenKey: &attackKey, ProtocolID: attackProtocol}, testgame.New(), testgame.DefaultSettings)
+func attackReplay(t *testing.T, sz serverSize) {
+	cfg := server.Config{MaxClients: sz.slots, TokenKey: &attackKey, ProtocolID: attackProtocol}
+	srv, err := listenSweep(sz, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -536,6 +622,7 @@ func attackReplay(t *testing.T, slots int) {
 	defer cancel()
 	wg.Add(1)
 	go func() { defer wg.Done(); srv.Run(ctx) }()
+	name := createMatches(t, ctx, srv, sz, cfg)
 	// The relay: client <-> relay <-> server, recording client packets.
 	relay, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.MustParseAddrPort("127.0.0.1:0")))
 	if err != nil {
@@ -583,11 +670,11 @@ func attackReplay(t *testing.T, slots int) {
 			relay.WriteToUDPAddrPort(buf[:n], to)
 		}
 	}()
-	tok, err := token.Issue(attackKey, token.Params{ProtocolID: attackProtocol, Servers: []netip.AddrPort{srv.Addr()}}, time.Now())
+	tok, err := token.Issue(attackKey, token.Params{ProtocolID: attackProtocol, Servers: []netip.AddrPort{srv.Addr()}, Match: name}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	cr, err := client.Dial(relayAddr.String(), client.Config{Token: tok}, testgame.New(),
+	cr, err := client.Dial(relayAddr.String(), client.Config{Token: tok, Match: name}, testgame.New(),
 		client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{Forward: 40} }))
 	if err != nil {
 		t.Fatal(err)
@@ -611,7 +698,7 @@ func attackReplay(t *testing.T, slots int) {
 	mu.Lock()
 	replay := append([][]byte(nil), recorded...)
 	mu.Unlock()
-	statsOf := func() (serverhook.ClientStats, serverhook.Stats) { return loneClientStats(ctx, srv) }
+	statsOf := func() (serverhook.ClientStats, serverhook.Stats) { return loneClientStats(ctx, srv, name) }
 	cs0, _ := statsOf()
 	att := attacker(t, "127.0.0.2")
 	for i, p := range replay {
@@ -653,31 +740,29 @@ func attackReplay(t *testing.T, slots int) {
 // Guards against: sending at full rate to an unconfirmed address.
 func TestRebindReflectionBounded(t *testing.T) { forSlots(t, 0, rebindReflectionBounded) }
 
-func rebindReflectionBounded(t *testing.T, slots int) {
+func rebindReflectionBounded(t *testing.T, sz serverSize) {
 	key := token.Key{9: 9}
 	srvAddr := netip.MustParseAddrPort("10.0.0.1:27960")
 	real := netip.MustParseAddrPort("10.0.0.2:40000")
 	victim := netip.MustParseAddrPort("10.9.9.9:53")
 	var toClient [][]byte
 	toVictim := 0
-	srv, err := server.New(server.Config{MaxClients: slots, TokenKey: &key, ProtocolID: 1, PublicAddrs: []netip.AddrPort{srvAddr}},
-		testgame.New(), testgame.DefaultSettings, server.SendFunc(func(to netip.AddrPort, p []byte) {
-			switch to {
-			case real:
-				toClient = append(toClient, append([]byte(nil), p...))
-			case victim:
-				toVictim += len(p)
-			}
-		}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := token.Issue(key, token.Params{ProtocolID: 1, Servers: []netip.AddrPort{srvAddr}}, time.Now())
+	cfg := server.Config{MaxClients: sz.slots, TokenKey: &key, ProtocolID: 1, PublicAddrs: []netip.AddrPort{srvAddr}}
+	send := server.SendFunc(func(to netip.AddrPort, p []byte) {
+		switch to {
+		case real:
+			toClient = append(toClient, append([]byte(nil), p...))
+		case victim:
+			toVictim += len(p)
+		}
+	})
+	srv, core, name := sweepCore(t, sz, cfg, send)
+	tok, err := token.Issue(key, token.Params{ProtocolID: 1, Servers: []netip.AddrPort{srvAddr}, Match: name}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var toServer [][]byte
-	cl, err := client.New(client.Config{Token: tok}, testgame.New(), client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{} }),
+	cl, err := client.New(client.Config{Token: tok, Match: name}, testgame.New(), client.InputFunc(func(in client.Input) game.UserCmd { return game.UserCmd{} }),
 		client.SendFunc(func(to netip.AddrPort, p []byte) { toServer = append(toServer, append([]byte(nil), p...)) }))
 	if err != nil {
 		t.Fatal(err)
@@ -690,14 +775,14 @@ func rebindReflectionBounded(t *testing.T, slots int) {
 		toServer = nil
 		if deliver {
 			for _, p := range pk {
-				srv.HandlePacket(now, from, p)
+				core.HandlePacket(now, from, p)
 			}
 		}
 		for _, p := range toClient {
 			cl.HandlePacket(now, p)
 		}
 		toClient = toClient[:0]
-		srv.Advance(now)
+		core.Advance(now)
 		cl.Advance(now)
 	}
 	for range 200 {
@@ -712,7 +797,7 @@ func rebindReflectionBounded(t *testing.T, slots int) {
 	}
 	forgedFrom := toServer[len(toServer)-1]
 	toServer = nil
-	srv.HandlePacket(now, victim, forgedFrom)
+	core.HandlePacket(now, victim, forgedFrom)
 	cs, _ := serverhook.Client(srv, 0)
 	if cs.Addr != victim || !cs.AddrPending {
 		t.Fatalf("session at %v (pending %v) after the rewritten packet", cs.Addr, cs.AddrPending)
@@ -733,6 +818,42 @@ func rebindReflectionBounded(t *testing.T, slots int) {
 	if cs, _ := serverhook.Client(srv, 0); cs.Addr != real || cs.AddrPending {
 		t.Fatalf("session at %v (pending %v) after the client spoke again", cs.Addr, cs.AddrPending)
 	}
+}
+
+// packetCore is what drives a server core in virtual time: a Server, or
+// a Host of many.
+type packetCore interface {
+	HandlePacket(now time.Duration, from netip.AddrPort, pkt []byte)
+	Advance(now time.Duration)
+}
+
+// sweepCore returns the server core of an attack in virtual time: a
+// Server running the test game, or with sz.matches a Host of that many
+// matches, each running it with cfg; srv is the victims' match (the one in
+// the middle, named name), core what the packets go to.
+func sweepCore(t *testing.T, sz serverSize, cfg server.Config, send server.Sender) (srv *server.Server, core packetCore, name string) {
+	t.Helper()
+	if sz.matches == 0 {
+		srv, err := server.New(cfg, testgame.New(), testgame.DefaultSettings, send)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return srv, srv, ""
+	}
+	h, err := server.NewHost(cfg, send)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range sz.matches {
+		mn := fmt.Sprintf("m%d", i)
+		if i == sz.matches/2 {
+			mn = "victims"
+		}
+		if _, err := h.Create(0, mn, cfg, testgame.New(), testgame.DefaultSettings); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return h.Match("victims"), h, "victims"
 }
 
 // checkUnmoved checks that the 4 sessions of before are all there, each at

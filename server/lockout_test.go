@@ -43,6 +43,10 @@ type simRig struct {
 	// spoof maps an endpoint's address to the source address the server
 	// sees for its packets: a host that forges its source.
 	spoof map[netip.AddrPort]netip.AddrPort
+	// host, match: a rig whose srv is the match named match on host
+	// (newSimHostRig); host nil on a rig of one server.
+	host  *server.Host
+	match string
 }
 
 func newSimRig(t *testing.T, seed uint64, cfg server.Config, secure bool) *simRig {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/snapwire/snapwire/client"
 	"github.com/snapwire/snapwire/internal/netchan"
-	"github.com/snapwire/snapwire/internal/serverhook"
 	"github.com/snapwire/snapwire/internal/session"
 	"github.com/snapwire/snapwire/server"
 	"github.com/snapwire/snapwire/token"
@@ -31,8 +30,8 @@ func TestReplayedConnectAfterSessionEnds(t *testing.T) {
 	forSlots(t, 0, replayedConnectAfterSessionEnds)
 }
 
-func replayedConnectAfterSessionEnds(t *testing.T, slots int) {
-	r := newSimRig(t, 31, server.Config{MaxClients: slots}, true)
+func replayedConnectAfterSessionEnds(t *testing.T, sz serverSize) {
+	r := newSimRigSize(t, 31, server.Config{MaxClients: sz.slots}, true, sz)
 	player := netip.MustParseAddrPort("10.0.1.1:40000")
 	var connect []byte
 	r.net.SetDropFilter(func(from, to netip.AddrPort, p []byte) bool {
@@ -41,7 +40,7 @@ func replayedConnectAfterSessionEnds(t *testing.T, slots int) {
 		}
 		return false
 	})
-	c := r.addClient(player, client.Config{Token: r.token(token.Params{})})
+	c := r.addClient(player, client.Config{Token: r.token(token.Params{Match: r.match}), Match: r.match})
 	r.run(3 * time.Second)
 	if c.State() != client.Connected || connect == nil {
 		t.Fatalf("player: %v %v (connect recorded: %v)", c.State(), c.Err(), connect != nil)
@@ -58,7 +57,7 @@ func replayedConnectAfterSessionEnds(t *testing.T, slots int) {
 	r.eps[player].WriteTo(connect, simServer) // spoofed: the player's own address
 	observer.WriteTo(connect, simServer)
 	r.run(r.now + 500*time.Millisecond)
-	st := serverhook.ServerStats(r.srv)
+	st := r.stats() // the cookie's refusal is the first match's on a host
 	t.Logf("after the replays: %d clients, %d connects accepted, %d tokens refused", r.srv.NumClients(), st.Connects, st.TokensRefused)
 	if r.srv.NumClients() != 0 || st.Connects != 1 {
 		t.Errorf("a replayed connect opened a session: %d clients, %d connects", r.srv.NumClients(), st.Connects)
