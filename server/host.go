@@ -62,6 +62,10 @@ type Host struct {
 	byName  map[string]*Server
 	created uint64 // matches ever created: each one's seed
 	now     time.Duration
+	// next is at or before the earliest time a match's next frame is due:
+	// exact after Advance; a match's HandlePacket only runs frames, and End
+	// only removes a match, so neither moves the earliest time earlier.
+	next time.Duration
 	// unrouted counts the datagrams that came while the host had no
 	// match.
 	unrouted uint64
@@ -135,6 +139,9 @@ func (h *Host) Create(now time.Duration, name string, cfg Config, g game.Game, s
 		return nil, err
 	}
 	h.created++
+	if len(h.matches) == 0 || s.Next() < h.next {
+		h.next = s.Next()
+	}
 	h.matches = append(h.matches, s)
 	h.byName[name] = s
 	return s, nil
@@ -169,10 +176,18 @@ func (h *Host) Matches() []string {
 }
 
 // Advance runs every match's frames due at or before now (Server.Advance).
+// Before the earliest of them is due it does nothing, so that a driver
+// calling it after every packet (Runner does) does not visit every match
+// each time; a match's timeouts are checked when its frames run.
 func (h *Host) Advance(now time.Duration) {
 	h.seen(now)
+	if len(h.matches) == 0 || now < h.next {
+		return
+	}
+	h.next = h.matches[0].Next()
 	for _, s := range h.matches {
 		s.Advance(now)
+		h.next = min(h.next, s.Next())
 	}
 }
 
@@ -182,11 +197,7 @@ func (h *Host) Next() time.Duration {
 	if len(h.matches) == 0 {
 		return h.now + 100*time.Millisecond
 	}
-	next := h.matches[0].Next()
-	for _, s := range h.matches[1:] {
-		next = min(next, s.Next())
-	}
-	return next
+	return h.next
 }
 
 // Shutdown ends every match at now (End).

@@ -130,8 +130,10 @@ func TestHostHandlePacketAllocs(t *testing.T) {
 // BenchmarkHostPacketTurn measures one turn of the runner's loop
 // (internal/udprun) for a packet on a host of 1 and of 128 matches: the
 // packet routed (a channel packet for no connection, what a sweep sends),
-// then Advance and Next, which the loop calls after every packet and
-// which visit every match; between frames, so the turn runs none.
+// then Advance and Next, which the loop calls after every packet; between
+// frames, so the turn runs none. Before Advance skipped the matches until
+// the earliest frame was due, a turn cost 22 ns on 1 match and 1.0 µs on
+// 128; now both cost the same, about 16 ns.
 func BenchmarkHostPacketTurn(b *testing.B) {
 	for _, n := range []int{1, 128} {
 		b.Run(fmt.Sprintf("matches=%d", n), func(b *testing.B) {
