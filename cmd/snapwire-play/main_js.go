@@ -5,7 +5,9 @@
 // over a WebRTC data channel to the server that served the page. Its
 // options come from the page's query string: autoplay=1 (a bot drives
 // the player), duration=SECONDS (0 or absent: play until the tab
-// closes), name=NAME, interpolate=1, graph=0. When the game ends the
+// closes), name=NAME, interpolate=1, graph=0, match=NAME (the match of
+// a server that hosts many, through the token /token hands out: "serve
+// --matches" with --web-tokens). When the game ends the
 // summary ("snapwire play --json"'s) is written into <pre id="stats">.
 package main
 
@@ -65,7 +67,11 @@ func run() (play.Summary, error) {
 	if a.Token == "" {
 		// A secure server started with --web-tokens hands one out; any
 		// other answers 404 and the client joins without.
-		tok, err := fetchToken(loc.Get("origin").String() + "/token")
+		tokenURL := loc.Get("origin").String() + "/token"
+		if m := q.Get("match"); m != "" {
+			tokenURL += "?match=" + url.QueryEscape(m)
+		}
+		tok, err := fetchToken(tokenURL)
 		if err != nil {
 			return play.Summary{}, err
 		}

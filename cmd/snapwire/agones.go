@@ -42,14 +42,17 @@ func startAgones(ctx context.Context, o serveOptions, r *server.Runner, logger *
 	var buf []server.ClientStats
 	a := &agones.Agent{
 		Client:   c,
-		Capacity: o.maxClients,
-		Labels:   map[string]string{"snapwire-slots": strconv.Itoa(o.maxClients)},
+		Capacity: o.maxClients * max(1, o.matches),
+		Labels:   map[string]string{"snapwire-slots": strconv.Itoa(o.maxClients * max(1, o.matches))},
+		// The process as a whole: the players of every match (--matches).
 		Players: func() []string {
 			var ids []string
-			r.Do(ctx, func(_ time.Duration, s *server.Server) {
-				buf = s.AppendClients(buf[:0])
-				for i := range buf {
-					ids = append(ids, playerID(&buf[i]))
+			r.DoHost(ctx, func(_ time.Duration, h *server.Host) {
+				for _, name := range h.Matches() {
+					buf = h.Match(name).AppendClients(buf[:0])
+					for i := range buf {
+						ids = append(ids, playerID(&buf[i]))
+					}
 				}
 			})
 			return ids
@@ -63,9 +66,13 @@ func startAgones(ctx context.Context, o serveOptions, r *server.Runner, logger *
 				logger.Warn("agones: allocation label", "label", mapLabel, "value", settings, "err", err)
 				return
 			}
-			r.Do(ctx, func(_ time.Duration, s *server.Server) {
-				if err := s.ChangeMap(settings); err != nil {
-					logger.Warn("agones: map from the allocation", "settings", settings, "err", err)
+			// Every match's map (--matches N: the allocation is the
+			// process's).
+			r.DoHost(ctx, func(_ time.Duration, h *server.Host) {
+				for _, name := range h.Matches() {
+					if err := h.Match(name).ChangeMap(settings); err != nil {
+						logger.Warn("agones: map from the allocation", "match", name, "settings", settings, "err", err)
+					}
 				}
 			})
 		},

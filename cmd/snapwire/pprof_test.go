@@ -17,8 +17,8 @@ import (
 // noSource is a servermetrics.Source whose server does not run.
 type noSource struct{}
 
-func (noSource) Do(context.Context, func(time.Duration, *server.Server)) bool { return false }
-func (noSource) ReadStats() (uint64, uint64)                                  { return 0, 0 }
+func (noSource) DoHost(context.Context, func(time.Duration, *server.Host)) bool { return false }
+func (noSource) ReadStats() (uint64, uint64)                                    { return 0, 0 }
 
 // Acceptance (issue 22, item 8): "serve --metrics ADDR --pprof" serves
 // /debug/pprof/cmdline without the values of the flags that carry

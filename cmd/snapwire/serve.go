@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net"
 	"net/netip"
 	"os"
@@ -47,6 +46,9 @@ type serveOptions struct {
 	tick       int
 	snaps      int
 	maxClients int
+	matches    int
+	admin      string
+	adminToken string // --admin-token-file
 	maxPerIP   int
 	workers    int
 	password   string
@@ -59,6 +61,7 @@ type serveOptions struct {
 	metrics    string
 	pprof      bool
 	logFormat  string
+	logLevel   string
 	masters    string
 	heartbeat  time.Duration
 	agones     bool
@@ -78,6 +81,9 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	fs.IntVar(&o.tick, "tick", 60, "game frames per second (DOOM III: 60)")
 	fs.IntVar(&o.snaps, "snaps", 20, "snapshots per second per client (10..60)")
 	fs.IntVar(&o.maxClients, "max-clients", 8, "player slots (1..1024; the arena holds at most 64)")
+	fs.IntVar(&o.matches, "matches", 1, fmt.Sprintf("matches hosted on the one socket (1..%d), named 1..N, each its own game, map and --max-clients slots (1: one default match, named \"\")", maxServeMatches))
+	fs.StringVar(&o.admin, "admin", "", "serve the admin interface over HTTP at this address, e.g. 127.0.0.1:9200: GET/POST /matches, DELETE /matches/NAME (loopback unless --admin-token-file)")
+	fs.StringVar(&o.adminToken, "admin-token-file", "", "with --admin: a file holding a secret (16+ characters) every admin request must carry as Authorization: Bearer SECRET; needed off loopback")
 	fs.IntVar(&o.maxPerIP, "max-clients-per-ip", 4, "player slots one IP address may hold, secure or not (1..1024)")
 	fs.IntVar(&o.workers, "snapshot-workers", 1, "goroutines that build each frame's snapshots (1..64; the same bytes as 1)")
 	fs.StringVar(&o.password, "password", "", "password clients must give")
@@ -97,6 +103,7 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	fs.IntVar(&o.webPeers, "web-peers", 0, "with --web: most browser connections at once, connecting or playing (default: --max-clients)")
 	fs.BoolVar(&o.webTokens, "web-tokens", false, "with --web and --key-file: hand a connect token to anyone who asks at /token (the page does), so browsers join a secure server")
 	fs.StringVar(&o.logFormat, "log-format", "text", "log events as text (key=value) or json, one per line")
+	fs.StringVar(&o.logLevel, "log-level", "info", "log events at this level and above: debug (adds each match's status line with --matches), info or warn")
 	fs.BoolVar(&o.pprof, "pprof", false, "with --metrics: also serve net/http/pprof under /debug/pprof/ (CPU and heap profiles; keep it private)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -109,6 +116,9 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	}
 	if o.logFormat != "text" && o.logFormat != "json" {
 		return o, fmt.Errorf("--log-format %q: want text or json", o.logFormat)
+	}
+	if _, ok := logLevels[o.logLevel]; !ok {
+		return o, fmt.Errorf("--log-level %q: want debug, info or warn", o.logLevel)
 	}
 	if _, set := agones.FromEnv(); set {
 		o.agones = true
@@ -140,6 +150,18 @@ func parseServeFlags(args []string) (serveOptions, error) {
 	case o.webTokens && o.keyFile == "":
 		return o, errors.New("--web-tokens needs --key-file")
 	}
+	if o.adminToken != "" && o.admin == "" {
+		return o, errors.New("--admin-token-file needs --admin ADDR")
+	}
+	if o.admin != "" {
+		if err := checkAdminAddr(o.admin, o.adminToken != ""); err != nil {
+			return o, err
+		}
+	}
+	if o.matches > 1 && o.web != "" && !o.webTokens {
+		return o, errors.New("--web with --matches: browsers choose their match by their token (/play?match=NAME); " +
+			"give --key-file and --web-tokens")
+	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(fs.Output(), "snapwire serve: unexpected argument %q\n", fs.Arg(0))
 		return o, errUsage
@@ -151,6 +173,8 @@ func parseServeFlags(args []string) (serveOptions, error) {
 		return o, fmt.Errorf("--snaps %d: want 10..60", o.snaps)
 	case o.maxClients < 1 || o.maxClients > game.MaxClients:
 		return o, fmt.Errorf("--max-clients %d: want 1..%d", o.maxClients, game.MaxClients)
+	case o.matches < 1 || o.matches > maxServeMatches:
+		return o, fmt.Errorf("--matches %d: want 1..%d", o.matches, maxServeMatches)
 	case o.maxPerIP < 1 || o.maxPerIP > game.MaxClients:
 		return o, fmt.Errorf("--max-clients-per-ip %d: want 1..%d", o.maxPerIP, game.MaxClients)
 	case o.rate < 0 || o.status < 0:
@@ -199,7 +223,7 @@ func runServe(args []string, stdout io.Writer) error {
 
 // serve runs the server until ctx is cancelled.
 func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
-	logger := newLogger(o.logFormat, stdout)
+	logger := newLevelLogger(o.logFormat, o.logLevel, stdout)
 	settings, err := serveSettings(o)
 	if err != nil {
 		return err
@@ -219,8 +243,8 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	// quakestat -q3s and server browsers list this server. The core hands
 	// us every connectionless packet that is not a snapwire handshake; the
 	// hook and qs.refresh both run on the Runner's goroutine.
-	world, arena := serveGame(o.game)
-	qs := newQueryStatus(o, settings, arena)
+	hm := newHostedMatches(o, cfg)
+	qs := newQueryStatus(o, settings, hm)
 	serverhook.Edit(&cfg, func(h *serverhook.Hooks) { h.OnConnectionless = qs.handle })
 	var metricsLn net.Listener
 	if o.metrics != "" {
@@ -234,6 +258,20 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 		t0 := time.Now()
 		serverhook.Edit(&cfg, func(h *serverhook.Hooks) { h.Stopwatch = func() time.Duration { return time.Since(t0) } })
 	}
+	var adminLn net.Listener
+	adminTok := ""
+	if o.admin != "" {
+		if o.adminToken != "" {
+			if adminTok, err = readAdminToken(o.adminToken); err != nil {
+				return err
+			}
+		}
+		// Bound first, so a taken port fails before the game socket opens.
+		if adminLn, err = net.Listen("tcp", o.admin); err != nil {
+			return fmt.Errorf("--admin: %w", err)
+		}
+		defer adminLn.Close()
+	}
 	var webLn net.Listener
 	if o.web != "" {
 		// Bound first, so a taken port fails before the wasm is built.
@@ -242,8 +280,15 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 		}
 		defer webLn.Close()
 	}
-	r, err := server.Listen(o.listen, cfg, world, settings)
-	if err != nil {
+	hm.cfg = cfg
+	var r *server.Runner
+	if o.matches <= 1 {
+		world, arena := serveGame(o.game)
+		if r, err = server.Listen(o.listen, cfg, world, settings); err != nil {
+			return err
+		}
+		hm.add("", o.maxClients, arena)
+	} else if r, err = server.ListenHost(o.listen, cfg); err != nil { // the matches come in runServer, once it runs
 		return err
 	}
 	if webLn != nil {
@@ -255,17 +300,22 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 		defer stop()
 	}
 	if metricsLn != nil {
-		stop := serveMetrics(metricsLn, r, o.pprof)
+		stop := serveMetrics(metricsLn, metricsSource{r, hm}, o.pprof)
 		defer stop()
 		logger.Info("metrics", "url", fmt.Sprintf("http://%s/metrics", metricsLn.Addr()), "pprof", o.pprof)
+	}
+	if adminLn != nil {
+		stop := serveAdmin(adminLn, &adminAPI{o: o, r: r, hm: hm, token: adminTok, logger: logger})
+		defer stop()
+		logger.Info("admin", "url", fmt.Sprintf("http://%s/matches", adminLn.Addr()), "token", adminTok != "")
 	}
 	mode := "secure: connect tokens required, sessions encrypted"
 	if cfg.TokenKey == nil {
 		mode = "INSECURE: no connect tokens, sessions unencrypted"
 	}
 	logger.Info("listening", "addr", r.Addr().String(), "map", settings, "frames_per_s", o.tick, "snapshots_per_s", o.snaps,
-		"slots", o.maxClients, "mode", mode)
-	return runServer(ctx, o, r, qs, logger)
+		"slots", o.maxClients, "matches", max(1, o.matches), "mode", mode)
+	return runServer(ctx, o, r, qs, hm, settings, logger)
 }
 
 // serveConfig is the server's configuration from the flags.
@@ -307,7 +357,7 @@ func serveConfig(o serveOptions, logger *slog.Logger) (server.Config, error) {
 // runServer runs r until ctx ends (or --match-duration), with the status
 // line, the query answers, the master heartbeats and the Agones reports,
 // then stops it: the runner disconnects every client.
-func runServer(ctx context.Context, o serveOptions, r *server.Runner, qs *queryStatus, logger *slog.Logger) error {
+func runServer(ctx context.Context, o serveOptions, r *server.Runner, qs *queryStatus, hm *hostedMatches, settings string, logger *slog.Logger) error {
 	var masters []netip.AddrPort
 	for _, a := range splitList(o.masters) {
 		ap, err := netaddr.Resolve(a)
@@ -320,9 +370,16 @@ func runServer(ctx context.Context, o serveOptions, r *server.Runner, qs *queryS
 	defer cancelRun()
 	done := make(chan error, 1)
 	go func() { done <- r.Run(runCtx) }()
-	r.Do(runCtx, func(now time.Duration, s *server.Server) { qs.refresh(s) })
+	if o.matches > 1 {
+		if err := createMatches(runCtx, r, hm, o.matches, settings, o.maxClients); err != nil {
+			cancelRun()
+			<-done
+			return err
+		}
+	}
+	r.DoHost(runCtx, func(now time.Duration, h *server.Host) { qs.refresh(h) })
 
-	log := &serveLog{log: logger, maxClients: o.maxClients}
+	log := &serveLog{log: logger, hm: hm}
 	poll := time.NewTicker(200 * time.Millisecond)
 	defer poll.Stop()
 	nextStatus := time.Now().Add(o.status)
@@ -331,9 +388,15 @@ func runServer(ctx context.Context, o serveOptions, r *server.Runner, qs *queryS
 	// responder answers). "QuakeArena-1" is ioq3's HEARTBEAT_FOR_MASTER,
 	// the tag masters expect of a Quake 3 protocol server.
 	heartbeat := func() {
-		r.Do(runCtx, func(now time.Duration, s *server.Server) {
+		r.DoHost(runCtx, func(now time.Duration, h *server.Host) {
+			// From the match that answers the queries (Host.HandlePacket:
+			// the default one, else the first).
+			names := h.Matches()
+			if len(names) == 0 {
+				return
+			}
 			for _, m := range masters {
-				serverhook.SendConnectionless(s, m, []byte("heartbeat QuakeArena-1\n"))
+				serverhook.SendConnectionless(h.Match(names[0]), m, []byte("heartbeat QuakeArena-1\n"))
 			}
 		})
 	}
@@ -359,7 +422,7 @@ func runServer(ctx context.Context, o serveOptions, r *server.Runner, qs *queryS
 			// Last look at the counters, then the runner disconnects the
 			// clients.
 			var st server.Stats
-			r.Do(runCtx, func(now time.Duration, s *server.Server) { st = s.Stats() })
+			r.DoHost(runCtx, func(now time.Duration, h *server.Host) { st = hostStats(h, hm) })
 			cancelRun()
 			err := <-done
 			logger.Info("stopped", "frames", st.Frames, "joins", st.Connects, "leaves", st.Disconnects)
@@ -370,10 +433,10 @@ func runServer(ctx context.Context, o serveOptions, r *server.Runner, qs *queryS
 				nextHeartbeat = nextHeartbeat.Add(o.heartbeat)
 			}
 			status := o.status > 0 && !time.Now().Before(nextStatus)
-			r.Do(runCtx, func(now time.Duration, s *server.Server) {
-				qs.refresh(s)
+			r.DoHost(runCtx, func(now time.Duration, h *server.Host) {
+				qs.refresh(h)
 				if status {
-					log.status(now, s)
+					log.status(now, h)
 				}
 			})
 			if status {
@@ -381,42 +444,6 @@ func runServer(ctx context.Context, o serveOptions, r *server.Runner, qs *queryS
 			}
 		}
 	}
-}
-
-// serveLog writes the status line: traffic since the previous one, from
-// the server's totals (which keep the clients that left).
-type serveLog struct {
-	log        *slog.Logger
-	maxClients int
-	lastAt     time.Duration
-	last       server.Totals
-	clients    []server.ClientStats
-}
-
-func (l *serveLog) status(now time.Duration, s *server.Server) {
-	t := s.Totals()
-	l.clients = s.AppendClients(l.clients[:0])
-	var dup uint64
-	var lead time.Duration
-	for i, c := range l.clients {
-		dup += c.Duplicated
-		if i == 0 || c.Lead < lead {
-			lead = c.Lead
-		}
-	}
-	secs := (now - l.lastAt).Seconds()
-	perClient := func(b uint64) float64 {
-		if secs <= 0 || len(l.clients) == 0 {
-			return 0
-		}
-		return math.Round(float64(b)*8/1000/secs/float64(len(l.clients))*10) / 10
-	}
-	st := s.Stats()
-	l.log.Info("status", "frame", s.Frame(), "clients", len(l.clients), "slots", l.maxClients,
-		"down_kbps_per_client", perClient(t.BytesOut-l.last.BytesOut), "up_kbps_per_client", perClient(t.BytesIn-l.last.BytesIn),
-		"snapshots", t.SnapshotsSent-l.last.SnapshotsSent, "snapshots_skipped", t.SnapshotsSkipped-l.last.SnapshotsSkipped,
-		"duplicated", dup, "lowest_lead", lead.Round(time.Millisecond), "refused", st.Refused, "timeouts", st.Timeouts)
-	l.lastAt, l.last = now, t
 }
 
 // newLogger returns the command's logger: slog's text or JSON handler on w.
@@ -433,17 +460,17 @@ func newLogger(format string, w io.Writer) *slog.Logger {
 // goroutine: refresh in Runner.Do, handle from serverhook.Hooks.OnConnectionless.
 type queryStatus struct {
 	hostname, mapName string
+	matches           *hostedMatches
 	maxClients        int
-	world             *refgame.World
 	players           []query.Player
 	clients           []server.ClientStats // refresh's reused slice
 	responder         *query.Responder
 	pkt, out          []byte
 }
 
-func newQueryStatus(o serveOptions, settings string, world *refgame.World) *queryStatus {
-	q := &queryStatus{hostname: o.hostname, maxClients: o.maxClients, world: world, mapName: o.game}
-	if cfg, err := refgame.ParseConfig(settings); err == nil && world != nil {
+func newQueryStatus(o serveOptions, settings string, hm *hostedMatches) *queryStatus {
+	q := &queryStatus{hostname: o.hostname, matches: hm, maxClients: o.maxClients * max(1, o.matches), mapName: o.game}
+	if cfg, err := refgame.ParseConfig(settings); err == nil && o.game == gameArena {
 		q.mapName = fmt.Sprintf("arena%dx%d", cfg.RoomsX, cfg.RoomsY)
 	}
 	q.responder = query.NewResponder(query.SourceFunc(q.fill), query.Config{})
@@ -451,16 +478,23 @@ func newQueryStatus(o serveOptions, settings string, world *refgame.World) *quer
 }
 
 // refresh copies the connected players' names, frags and round trips.
-func (q *queryStatus) refresh(s *server.Server) {
+// The answers are the whole process's: every match's players, and the
+// sum of the matches' slots as the maximum (with --matches a server
+// browser lists the process as one server; the map named is --map's).
+func (q *queryStatus) refresh(h *server.Host) {
 	q.players = q.players[:0]
-	q.clients = s.AppendClients(q.clients[:0])
-	for _, c := range q.clients {
-		score := 0
-		if q.world != nil && int(c.Num) < len(q.world.Score.Slots) {
-			score = int(q.world.Score.Slots[c.Num].Frags)
+	for _, name := range h.Matches() {
+		world := q.matches.byName[name].world
+		q.clients = h.Match(name).AppendClients(q.clients[:0])
+		for _, c := range q.clients {
+			score := 0
+			if world != nil && int(c.Num) < len(world.Score.Slots) {
+				score = int(world.Score.Slots[c.Num].Frags)
+			}
+			q.players = append(q.players, query.Player{Name: c.Name, Score: score, Ping: int(c.RTT.Milliseconds())})
 		}
-		q.players = append(q.players, query.Player{Name: c.Name, Score: score, Ping: int(c.RTT.Milliseconds())})
 	}
+	q.maxClients = q.matches.slots(h)
 }
 
 func (q *queryStatus) fill(st *query.Status) {

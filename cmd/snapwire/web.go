@@ -45,7 +45,7 @@ func serveWebWith(ctx context.Context, o serveOptions, ln net.Listener, r *serve
 	assets *web.Assets, build func(context.Context) (web.Assets, error)) (stop func(), err error) {
 	peers := o.webPeers
 	if peers == 0 {
-		peers = o.maxClients
+		peers = o.maxClients * max(1, o.matches)
 	}
 	rs, err := rtc.Attach(serverhook.Host(r), rtc.Config{HostIPs: webHostIPs(ln.Addr()), MaxPeers: peers, Logger: logger})
 	if err != nil {
@@ -68,7 +68,7 @@ func serveWebWith(ctx context.Context, o serveOptions, ln net.Listener, r *serve
 	if o.webTokens {
 		mux := http.NewServeMux()
 		mux.Handle("/", h)
-		mux.Handle("GET /token", tokenHandler(*cfg.TokenKey, append(append([]netip.AddrPort(nil), cfg.PublicAddrs...), r.Addr())))
+		mux.Handle("GET /token", tokenHandler(*cfg.TokenKey, append(append([]netip.AddrPort(nil), cfg.PublicAddrs...), r.Addr()), webDefaultMatch(o)))
 		h = mux
 	}
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
@@ -139,8 +139,9 @@ func webAssets(o serveOptions, logger *slog.Logger) (*web.Assets, func(context.C
 // 30 s to use, a session timeout of 10 s, a random client id, at most
 // tokenBurst to one address and then one per tokenPeriod. Anyone who
 // can reach it gets one; the sessions are still encrypted and a token
-// still binds to the first address that uses it.
-func tokenHandler(key token.Key, servers []netip.AddrPort) http.Handler {
+// still binds to the first address that uses it. The token admits to the
+// match ?match=NAME names (serve --matches), else to defaultMatch.
+func tokenHandler(key token.Key, servers []netip.AddrPort, defaultMatch string) http.Handler {
 	if len(servers) > token.MaxServers {
 		servers = servers[len(servers)-token.MaxServers:]
 	}
@@ -149,8 +150,18 @@ func tokenHandler(key token.Key, servers []netip.AddrPort) http.Handler {
 	return limitPerAddr(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var id [8]byte
 		rand.Read(id[:])
+		match, asked := defaultMatch, r.URL.Query().Has("match")
+		if asked {
+			match = r.URL.Query().Get("match")
+		}
 		tok, err := token.Issue(key, token.Params{ProtocolID: arenaProtocolID, ClientID: binary.LittleEndian.Uint64(id[:]),
-			Servers: servers, Lifetime: 30 * time.Second, Timeout: 10 * time.Second}, time.Now())
+			Servers: servers, Lifetime: 30 * time.Second, Timeout: 10 * time.Second, Match: match}, time.Now())
+		if err != nil && asked {
+			// Not a match name (token.Params.Match); not 404, on which the
+			// page would join without a token.
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
@@ -159,4 +170,13 @@ func tokenHandler(key token.Key, servers []netip.AddrPort) http.Handler {
 		w.Header().Set("Cache-Control", "no-store")
 		fmt.Fprint(w, tok.String())
 	}), l, tokenPeriod, func() time.Duration { return time.Since(start) })
+}
+
+// webDefaultMatch is the match /token admits to without ?match=: the
+// default match, or "1" with --matches (which has no default match).
+func webDefaultMatch(o serveOptions) string {
+	if o.matches > 1 {
+		return matchName(1)
+	}
+	return ""
 }

@@ -21,7 +21,7 @@ import (
 // from one machine.
 func TestTokenHandlerRateLimited(t *testing.T) {
 	srv := netip.MustParseAddrPort("192.0.2.1:27960")
-	h := tokenHandler(token.Key{1: 1}, []netip.AddrPort{srv})
+	h := tokenHandler(token.Key{1: 1}, []netip.AddrPort{srv}, "")
 	get := func(remote string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(http.MethodGet, "/token", nil)
 		r.RemoteAddr = remote

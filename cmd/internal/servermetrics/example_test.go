@@ -13,16 +13,16 @@ import (
 	"github.com/snapwire/snapwire/server"
 )
 
-// core is a Source over a server core that the caller drives in virtual
-// time; in production it is the *server.Runner, whose Do runs f on the
+// core is a Source over a host core that the caller drives in virtual
+// time; in production it is the *server.Runner, whose DoHost runs f on the
 // game loop's goroutine.
 type core struct {
-	srv *server.Server
-	now time.Duration
+	host *server.Host
+	now  time.Duration
 }
 
-func (c *core) Do(_ context.Context, f func(time.Duration, *server.Server)) bool {
-	f(c.now, c.srv)
+func (c *core) DoHost(_ context.Context, f func(time.Duration, *server.Host)) bool {
+	f(c.now, c.host)
 	return true
 }
 func (c *core) ReadStats() (received, dropped uint64) { return 0, 0 }
@@ -30,17 +30,19 @@ func (c *core) ReadStats() (received, dropped uint64) { return 0, 0 }
 // A scrape of a server that ran 2 s with nobody connected and got one
 // stray datagram: the Collector reads the core's own counters, so the
 // frames and the rejected packet show up without the loop doing any
-// metric work. The non-zero counters and gauges are listed.
+// metric work. The non-zero counters and gauges are listed: the process's
+// totals, and the match's own under its name (the default match's, "").
 func Example() {
-	srv, _ := server.New(server.Config{}, guide.New(), "", server.SendFunc(func(netip.AddrPort, []byte) {}))
-	src := &core{srv: srv}
+	host, _ := server.NewHost(server.Config{}, server.SendFunc(func(netip.AddrPort, []byte) {}))
+	srv, _ := host.Create(0, "", server.Config{}, guide.New(), "")
+	src := &core{host: host}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(servermetrics.New(src))
 
 	for ; src.now <= 2*time.Second; src.now = srv.Next() {
 		srv.Advance(src.now) // each frame when due
 	}
-	srv.HandlePacket(src.now, netip.MustParseAddrPort("203.0.113.9:4000"), []byte("not a snapwire packet"))
+	host.HandlePacket(src.now, netip.MustParseAddrPort("203.0.113.9:4000"), []byte("not a snapwire packet"))
 
 	families, err := reg.Gather()
 	for _, mf := range families {
@@ -57,6 +59,8 @@ func Example() {
 	fmt.Println(err)
 	// Output:
 	// snapwire_frames_total: 120
+	// snapwire_match_frames_total match=: 120
+	// snapwire_matches: 1
 	// snapwire_packets_rejected_total reason=malformed: 1
 	// snapwire_up: 1
 	// <nil>
