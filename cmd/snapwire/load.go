@@ -48,7 +48,7 @@ func parseLoadFlags(args []string) (loadOptions, error) {
 	o := loadOptions{}
 	fs := newFlagSet("load")
 	fs.IntVar(&o.clients, "clients", 64, "light clients, each on its own socket (1..65536)")
-	fs.IntVar(&o.matches, "matches", 0, "spread the clients over the matches \"1\"..\"N\" of a server that hosts many (serve --matches N): client i joins match 1 + i mod N, named in its connect and in the token --key-file issues it; 0: the server's default match")
+	fs.IntVar(&o.matches, "matches", 1, "spread the clients over the matches \"1\"..\"N\" of a server that hosts many (serve --matches N): client i joins match 1 + i mod N, named in its connect and in the token --key-file issues it; 1: the default match (serve's one match)")
 	fs.StringVar(&o.connect, "connect", "127.0.0.1:27960", "server address (HOST:PORT); to an IPv4 loopback server each client sends from its own address of 127.0.0.0/8")
 	fs.StringVar(&o.game, "game", gameArena, "the game the server serves (serve --game): arena or crowd; the clients need its registry and map base, no other code of it")
 	fs.StringVar(&o.keyFile, "key-file", "", "issue each client its own connect token with this key file (a secure server); without it the clients connect insecurely")
@@ -70,8 +70,8 @@ func parseLoadFlags(args []string) (loadOptions, error) {
 	switch {
 	case o.clients < 1 || o.clients > 65536:
 		return o, fmt.Errorf("--clients %d: want 1..65536", o.clients)
-	case o.matches < 0 || o.matches > maxLoadMatches:
-		return o, fmt.Errorf("--matches %d: want 0..%d", o.matches, maxLoadMatches)
+	case o.matches < 1 || o.matches > maxLoadMatches:
+		return o, fmt.Errorf("--matches %d: want 1..%d", o.matches, maxLoadMatches)
 	case o.duration < 0:
 		return o, errors.New("--duration must not be negative")
 	case o.cmdRate < 1 || o.cmdRate > 1000:
@@ -118,10 +118,10 @@ func loadClientConfig(o loadOptions, key *token.Key, srv netip.AddrPort, lifetim
 const maxLoadMatches = 65536
 
 // loadMatch is the match client i of a run over n matches joins: "1 + i
-// mod n", the names serve --matches gives its matches; "" (the default
-// match) for n = 0.
+// mod n", the names serve --matches gives its matches (servematches.go);
+// "" for n = 1, the default match serve --matches 1 serves.
 func loadMatch(i, n int) string {
-	if n == 0 {
+	if n <= 1 {
 		return ""
 	}
 	return strconv.Itoa(1 + i%n)

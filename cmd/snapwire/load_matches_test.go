@@ -10,14 +10,18 @@ import (
 )
 
 // load --matches N: client i joins match "1 + i mod N" (serve --matches'
-// names), in its connect and in the token the key file issues it; without
-// it the default match; out-of-range values are refused.
+// names), in its connect and in the token the key file issues it; with
+// --matches 1 (the default) the default match, as serve's; out-of-range
+// values are refused.
 func TestLoadMatchesConfig(t *testing.T) {
 	o, err := parseLoadFlags(strings.Fields("--clients 40 --matches 16"))
 	if err != nil || o.matches != 16 {
 		t.Fatalf("%+v, %v", o, err)
 	}
-	for _, bad := range []string{"--matches -1", "--matches 65537"} {
+	if o, err := parseLoadFlags(nil); err != nil || o.matches != 1 {
+		t.Errorf("default --matches %d, %v; want 1", o.matches, err)
+	}
+	for _, bad := range []string{"--matches 0", "--matches 65537"} {
 		if code, _, errOut := cliRun(append([]string{"load"}, strings.Fields(bad)...)...); code != 1 || !strings.Contains(errOut, "--matches") {
 			t.Errorf("load %s: exit %d, stderr %q", bad, code, errOut)
 		}
@@ -31,7 +35,7 @@ func TestLoadMatchesConfig(t *testing.T) {
 	for _, tc := range []struct {
 		matches, client int
 		want            string
-	}{{16, 0, "1"}, {16, 15, "16"}, {16, 17, "2"}, {128, 1023, "128"}, {1, 5, "1"}, {0, 5, ""}} {
+	}{{16, 0, "1"}, {16, 15, "16"}, {16, 17, "2"}, {128, 1023, "128"}, {2, 5, "2"}, {1, 5, ""}} {
 		o.matches = tc.matches
 		cfg, err := loadClientConfig(o, &key, srv, time.Minute)(tc.client)
 		if err != nil {

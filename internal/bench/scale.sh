@@ -2,6 +2,7 @@
 # scale.sh: one match of N players over real UDP on this machine (issue 25,
 # "Many players in one match"; BENCHMARKS.md "Scale"), or with MATCHES=M,
 # M matches of N players each in one process ("Many matches per process";
+# MATCHES=1 is serve's one default match, reported as a match;
 # BENCHMARKS.md "Scale: matches per process"). It builds snapwire,
 # starts `snapwire serve --game crowd` (secure: a fresh key file) with N
 # slots (in each of M matches: serve --matches M), runs `snapwire load
@@ -28,16 +29,16 @@ dur=${2:-60s}
 port=${PORT:-27990}
 matches=${MATCHES:-0}
 players=$n
-serve_matches=()
+match_flags=()
 if [ "$matches" -gt 0 ]; then
 	players=$((n * matches))
-	serve_matches=(--matches "$matches")
+	match_flags=(--matches "$matches")
 fi
 dir=$(mktemp -d)
 trap 'kill "$srv" 2>/dev/null || true; rm -rf "$dir"' EXIT
 go build -o "$dir/snapwire" ./cmd/snapwire
 "$dir/snapwire" token keygen >"$dir/key"
-"$dir/snapwire" serve --game crowd "${serve_matches[@]}" --max-clients "$n" --key-file "$dir/key" \
+"$dir/snapwire" serve --game crowd "${match_flags[@]}" --max-clients "$n" --key-file "$dir/key" \
 	--listen "127.0.0.1:$port" --status 0 >"$dir/serve.log" 2>&1 &
 srv=$!
 sleep 1
@@ -45,7 +46,7 @@ hz=$(getconf CLK_TCK)
 cpu() { awk '{print $14+$15}' "/proc/$srv/stat"; }
 t0=$(date +%s.%N)
 c0=$(cpu)
-/usr/bin/time -f '%U %S' -o "$dir/loadtime" "$dir/snapwire" load --game crowd --clients "$players" --matches "$matches" \
+/usr/bin/time -f '%U %S' -o "$dir/loadtime" "$dir/snapwire" load --game crowd --clients "$players" "${match_flags[@]}" \
 	--key-file "$dir/key" --connect "127.0.0.1:$port" --duration "$dur" --cmd-rate "${CMD_RATE:-60}" --ramp "${RAMP:-2ms}" --json >"$dir/load.json" || true
 c1=$(cpu)
 t1=$(date +%s.%N)
