@@ -13,8 +13,8 @@
 # p5 and min) with the server's CPU (core-seconds per second over the
 # run, and per player, from utime+stime in /proc/PID/stat), its RSS
 # (VmRSS, /proc/PID/status, at the end), the generator's own CPU
-# (/usr/bin/time) and the load average when the run ended (/proc/loadavg:
-# other work on the machine). Server and generator share the machine's
+# (/usr/bin/time) and the load averages when the run started and ended
+# (/proc/loadavg: other work on the machine). Server and generator share the machine's
 # cores.
 #
 # Usage (from the repository root): internal/bench/scale.sh N [DURATION]
@@ -22,7 +22,10 @@
 # CMD_RATE=30 sets the light clients'
 # command messages per second (load --cmd-rate, default 60), RAMP the
 # interval between two clients' connects (load --ramp, default 2ms), PORT
-# the port.
+# the port; with MATCHES the server logs its summary status line every
+# STATUS (default 1s; the run waits for the first, when its matches
+# exist); KEEP=1 keeps the server's log and the load summary (the path
+# is on stderr).
 set -euo pipefail
 n=${1:?usage: [MATCHES=M] scale.sh N [DURATION]}
 dur=${2:-60s}
@@ -30,20 +33,30 @@ port=${PORT:-27990}
 matches=${MATCHES:-0}
 players=$n
 match_flags=()
+status=0
 if [ "$matches" -gt 0 ]; then
 	players=$((n * matches))
 	match_flags=(--matches "$matches")
+	status=${STATUS:-1s}
 fi
 dir=$(mktemp -d)
-trap 'kill "$srv" 2>/dev/null || true; rm -rf "$dir"' EXIT
+[ -z "${KEEP:-}" ] || echo "scale.sh: logs in $dir" >&2
+trap 'kill "$srv" 2>/dev/null || true; [ -z "${KEEP:-}" ] && rm -rf "$dir"; true' EXIT
 go build -o "$dir/snapwire" ./cmd/snapwire
 "$dir/snapwire" token keygen >"$dir/key"
 "$dir/snapwire" serve --game crowd "${match_flags[@]}" --max-clients "$n" --key-file "$dir/key" \
-	--listen "127.0.0.1:$port" --status 0 >"$dir/serve.log" 2>&1 &
+	--listen "127.0.0.1:$port" --status "$status" >"$dir/serve.log" 2>&1 &
 srv=$!
 sleep 1
+# With --matches the matches are created once the socket listens: the
+# first status line, which sums them, says they are all there.
+for _ in $(seq 100); do
+	[ "$matches" -eq 0 ] || grep -q 'msg=status matches=' "$dir/serve.log" && break
+	sleep 0.1
+done
 hz=$(getconf CLK_TCK)
 cpu() { awk '{print $14+$15}' "/proc/$srv/stat"; }
+la0=$(cut -d' ' -f1-3 /proc/loadavg)
 t0=$(date +%s.%N)
 c0=$(cpu)
 /usr/bin/time -f '%U %S' -o "$dir/loadtime" "$dir/snapwire" load --game crowd --clients "$players" "${match_flags[@]}" \
@@ -52,7 +65,7 @@ c1=$(cpu)
 t1=$(date +%s.%N)
 rss=$(awk '/VmRSS/{print $2}' "/proc/$srv/status")
 loadavg=$(cut -d' ' -f1-3 /proc/loadavg)
-jq -c --argjson n "$players" --argjson m "$matches" --arg loadavg "$loadavg" --argjson hz "$hz" --argjson c0 "$c0" --argjson c1 "$c1" \
+jq -c --argjson n "$players" --argjson m "$matches" --arg la0 "$la0" --arg loadavg "$loadavg" --argjson hz "$hz" --argjson c0 "$c0" --argjson c1 "$c1" \
 	--argjson t0 "$t0" --argjson t1 "$t1" --argjson rss "$rss" --arg lt "$(cat "$dir/loadtime")" '
 	(($c1 - $c0) / $hz / ($t1 - $t0)) as $core |
 	{players: $n} + (if $m > 0 then {matches: $m, worst_match: .worst_match.match,
@@ -62,4 +75,4 @@ jq -c --argjson n "$players" --argjson m "$matches" --arg loadavg "$loadavg" --a
 	 server_core_ms_per_player_s: ($core / $n * 1e6 | round / 1000),
 	 server_rss_mib: ($rss / 1024 | round),
 	 load_cores: (($lt | split(" ") | map(tonumber) | add) / ($t1 - $t0) * 1000 | round / 1000),
-	 loadavg: $loadavg}' "$dir/load.json"
+	 loadavg_start: $la0, loadavg_end: $loadavg}' "$dir/load.json"
