@@ -59,6 +59,9 @@ type Result struct {
 	// connected then had ended (nil for those still connected).
 	Clients []Stats
 	Errs    []error
+	// Matches is the match each client joined (its Config.Match, "" the
+	// default), by client index.
+	Matches []string
 }
 
 // SourceAddr is the local address client i binds: a distinct address of
@@ -90,6 +93,7 @@ type slot struct {
 	conn      *net.UDPConn
 	connectAt time.Duration
 	started   bool
+	match     string
 }
 
 // Run connects cfg.Clients light clients to cfg.Server, one every Ramp,
@@ -142,11 +146,11 @@ func Run(ctx context.Context, cfg RunConfig) (Result, error) {
 		}()
 	}
 	workers.Wait()
-	res := Result{Elapsed: since(), Clients: make([]Stats, len(slots)), Errs: make([]error, len(slots))}
+	res := Result{Elapsed: since(), Clients: make([]Stats, len(slots)), Errs: make([]error, len(slots)), Matches: make([]string, len(slots))}
 	now := since()
 	for i, s := range slots {
 		s.mu.Lock()
-		res.Clients[i], res.Errs[i] = s.c.Stats(), s.c.Err()
+		res.Clients[i], res.Errs[i], res.Matches[i] = s.c.Stats(), s.c.Err(), s.match
 		if !s.started {
 			res.Errs[i] = errors.New("loadgen: not started before the run ended")
 		}
@@ -171,7 +175,7 @@ func newSlot(cfg RunConfig, i int) (*slot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loadgen: client %d: %w", i, err)
 	}
-	s := &slot{conn: conn, connectAt: time.Duration(i) * cfg.Ramp}
+	s := &slot{conn: conn, connectAt: time.Duration(i) * cfg.Ramp, match: ccfg.Match}
 	s.c, err = New(ccfg, cfg.Bases, session.SendFunc(func(to netip.AddrPort, p []byte) {
 		_, _ = conn.WriteToUDPAddrPort(p, to) // a failed send is a lost packet to the protocol
 	}))

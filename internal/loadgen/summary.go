@@ -47,6 +47,11 @@ type Summary struct {
 	BaseMismatches uint64 `json:"base_mismatches"`
 	DecodeErrors   uint64 `json:"decode_errors"`
 	ApplyErrors    uint64 `json:"apply_errors"`
+	// Matches is the breakdown by the match the clients joined, when they
+	// named one (load --matches), and WorstMatch the one with the lowest
+	// p5 snapshot rate (matches.go).
+	Matches    []MatchSummary `json:"matches,omitempty"`
+	WorstMatch *MatchSummary  `json:"worst_match,omitempty"`
 }
 
 // Summarize reduces a run's result to its summary.
@@ -96,6 +101,7 @@ func Summarize(server string, r Result) Summary {
 	if s.Clients > 0 && s.DurationS > 0 {
 		s.BytesInPerClientPerS = float64(s.BytesIn) / float64(s.Clients) / s.DurationS
 	}
+	s.Matches, s.WorstMatch = summarizeMatches(r, rates, s.DurationS)
 	return s
 }
 
@@ -122,6 +128,10 @@ func (s Summary) WriteText(w io.Writer) error {
 		s.SnapshotRateP5, s.SnapshotRateP50, s.SnapshotRateMin, s.SnapshotsReceived, s.SnapshotsLost, 100*s.Loss,
 		ms(s.RTTP50S), ms(s.RTTP95S), s.BytesInPerClientPerS, s.BytesIn, s.BytesOut, s.CommandsSent,
 		s.BaseChecks, s.BaseMismatches, s.DecodeErrors, s.ApplyErrors)
+	if m := s.WorstMatch; err == nil && m != nil {
+		_, err = fmt.Fprintf(w, "%d matches; the worst, %q: %d of %d connected, snapshots per client per second p5 %.1f, min %.1f\n",
+			len(s.Matches), m.Match, m.Connected, m.Clients, m.SnapshotRateP5, m.SnapshotRateMin)
+	}
 	if err == nil && s.FirstError != "" {
 		_, err = fmt.Fprintf(w, "first error: %s\n", s.FirstError)
 	}
