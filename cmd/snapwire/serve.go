@@ -318,9 +318,13 @@ func serve(ctx context.Context, o serveOptions, stdout io.Writer) error {
 	if cfg.TokenKey == nil {
 		mode = "INSECURE: no connect tokens, sessions unencrypted"
 	}
-	logger.Info("listening", "addr", r.Addr().String(), "map", settings, "frames_per_s", o.tick, "snapshots_per_s", o.snaps,
-		"slots", o.maxClients, "matches", max(1, o.matches), "mode", mode)
-	return runServer(ctx, o, r, qs, hm, settings, logger)
+	// "listening" once the matches exist: a script that starts its
+	// clients on it finds every match there.
+	listening := func() {
+		logger.Info("listening", "addr", r.Addr().String(), "map", settings, "frames_per_s", o.tick, "snapshots_per_s", o.snaps,
+			"slots", o.maxClients, "matches", max(1, o.matches), "mode", mode)
+	}
+	return runServer(ctx, o, r, qs, hm, settings, logger, listening)
 }
 
 // reconnectGrace is --reconnect-grace as server.Advanced.ReconnectGrace,
@@ -372,7 +376,7 @@ func serveConfig(o serveOptions, logger *slog.Logger) (server.Config, error) {
 // runServer runs r until ctx ends (or --match-duration), with the status
 // line, the query answers, the master heartbeats and the Agones reports,
 // then stops it: the runner disconnects every client.
-func runServer(ctx context.Context, o serveOptions, r *server.Runner, qs *queryStatus, hm *hostedMatches, settings string, logger *slog.Logger) error {
+func runServer(ctx context.Context, o serveOptions, r *server.Runner, qs *queryStatus, hm *hostedMatches, settings string, logger *slog.Logger, listening func()) error {
 	var masters []netip.AddrPort
 	for _, a := range splitList(o.masters) {
 		ap, err := netaddr.Resolve(a)
@@ -392,6 +396,7 @@ func runServer(ctx context.Context, o serveOptions, r *server.Runner, qs *queryS
 			return err
 		}
 	}
+	listening()
 	r.DoHost(runCtx, func(now time.Duration, h *server.Host) { qs.refresh(h) })
 
 	log := &serveLog{log: logger, hm: hm}
