@@ -80,19 +80,9 @@ func TestLoadMatchesUDP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, stopSrv := context.WithCancel(context.Background())
-	var srvOut syncBuffer
-	srvDone := make(chan error, 1)
-	go func() { srvDone <- serve(ctx, o, &srvOut) }()
-	defer func() {
-		stopSrv()
-		if err := <-srvDone; err != nil {
-			t.Error(err)
-		}
-	}()
-	addr := waitMatch(&srvOut, listenRE, 10*time.Second)
+	addr, srvOut := startServe(context.Background(), t, o)
 	// The matches exist once the first status line sums them.
-	if addr == "" || waitMatch(&srvOut, statusMatches16RE, 10*time.Second) == "" {
+	if waitMatch(srvOut, statusMatches16RE, 10*time.Second) == "" {
 		t.Fatalf("server did not start its 16 matches:\n%s", srvOut.String())
 	}
 	var out strings.Builder
@@ -124,7 +114,7 @@ func TestLoadMatchesUDP(t *testing.T) {
 			t.Errorf("match %q: %d of %d connected, min %.2f snapshots a second", m.Match, m.Connected, m.Clients, m.SnapshotRateMin)
 		}
 	}
-	if waitMatch(&srvOut, statusMatches16FullRE, 0) == "" {
+	if waitMatch(srvOut, statusMatches16FullRE, 0) == "" {
 		t.Errorf("no status line counted 128 clients in the 128 slots:\n%s", srvOut.String())
 	}
 }

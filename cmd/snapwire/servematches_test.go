@@ -88,15 +88,7 @@ func TestServeMatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srvCtx, stopSrv := context.WithCancel(ctx)
-	var srvOut syncBuffer
-	srvDone := make(chan error, 1)
-	go func() { srvDone <- serve(srvCtx, o, &srvOut) }()
-	defer func() { stopSrv(); <-srvDone }()
-	addr := waitMatch(&srvOut, listenRE, 5*time.Second)
-	if addr == "" {
-		t.Fatalf("server did not start:\n%s", srvOut.String())
-	}
+	addr, srvOut := startServe(ctx, t, o)
 	ids := map[game.GameID]string{}
 	for _, m := range []string{"1", "3"} {
 		id, state, err := dialMatch(ctx, t, addr, m, 5*time.Second)
@@ -113,12 +105,12 @@ func TestServeMatches(t *testing.T) {
 	if state != client.Disconnected || !errors.As(err, &refused) {
 		t.Errorf("default match on --matches 3: state %v, %v\n%s", state, err, srvOut.String())
 	}
-	if waitMatch(&srvOut, statusMatchesRE, 2*time.Second) == "" || waitMatch(&srvOut, statusMatch2RE, time.Second) == "" {
+	if waitMatch(srvOut, statusMatchesRE, 2*time.Second) == "" || waitMatch(srvOut, statusMatch2RE, time.Second) == "" {
 		t.Errorf("no summary status line, or none for match 2 at debug level:\n%s", srvOut.String())
 	}
 	// The metrics: each match's series under its name, the process's
 	// totals their sum.
-	maddr := waitMatch(&srvOut, metricsRE, time.Second)
+	maddr := waitMatch(srvOut, metricsRE, time.Second)
 	m := metricValues(httpGet(t, "http://"+maddr+"/metrics"))
 	sum := 0.0
 	for _, name := range []string{"1", "2", "3"} {
@@ -137,7 +129,7 @@ func TestServeMatches(t *testing.T) {
 
 	// The admin interface: a client plays in a match created while the
 	// server runs, and ending it disconnects the client with the reason.
-	admin := "http://" + waitMatch(&srvOut, adminRE, time.Second)
+	admin := "http://" + waitMatch(srvOut, adminRE, time.Second)
 	if code, body := adminCall(t, "POST", admin+"/matches", `{"name":"late","slots":2}`, ""); code != http.StatusCreated {
 		t.Fatalf("POST late: %d %s", code, body)
 	}
@@ -168,7 +160,7 @@ func TestServeMatches(t *testing.T) {
 	if !errors.As(cerr, &refused) || refused.Reason != client.ReasonShutdown {
 		t.Errorf("client of the ended match: %v, %v", state, cerr)
 	}
-	if waitMatch(&srvOut, regexp.MustCompile(`msg="match ended" (match=late players=1)`), time.Second) == "" {
+	if waitMatch(srvOut, regexp.MustCompile(`msg="match ended" (match=late players=1)`), time.Second) == "" {
 		t.Errorf("no log line for the end:\n%s", srvOut.String())
 	}
 }
@@ -195,15 +187,7 @@ func TestServeMatchesAgones(t *testing.T) {
 	if err != nil || !o.agones {
 		t.Fatalf("flags: %v, agones %v", err, o.agones)
 	}
-	srvCtx, stopSrv := context.WithCancel(ctx)
-	var srvOut syncBuffer
-	srvDone := make(chan error, 1)
-	go func() { srvDone <- serve(srvCtx, o, &srvOut) }()
-	defer func() { stopSrv(); <-srvDone }()
-	addr := waitMatch(&srvOut, listenRE, 5*time.Second)
-	if addr == "" {
-		t.Fatalf("server did not start:\n%s", srvOut.String())
-	}
+	addr, _ := startServe(ctx, t, o)
 	for _, m := range []string{"1", "3"} {
 		_, state, leave, err := joinMatch(ctx, t, addr, m, 5*time.Second)
 		defer leave()
@@ -238,15 +222,7 @@ func TestServeMatchesSecure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srvCtx, stopSrv := context.WithCancel(ctx)
-	var srvOut syncBuffer
-	srvDone := make(chan error, 1)
-	go func() { srvDone <- serve(srvCtx, o, &srvOut) }()
-	defer func() { stopSrv(); <-srvDone }()
-	addr := waitMatch(&srvOut, listenRE, 5*time.Second)
-	if addr == "" {
-		t.Fatalf("server did not start:\n%s", srvOut.String())
-	}
+	addr, _ := startServe(ctx, t, o)
 	for i, c := range []struct {
 		match string
 		want  client.State
@@ -280,4 +256,25 @@ func TestServeMatchesSecure(t *testing.T) {
 			t.Errorf("token for match %q: %v, %v", c.match, state, cerr)
 		}
 	}
+}
+
+// startServe runs serve with o until the test ends (or ctx does) and
+// returns its address once it logged "listening", and its output.
+func startServe(ctx context.Context, t *testing.T, o serveOptions) (string, *syncBuffer) {
+	t.Helper()
+	srvCtx, stopSrv := context.WithCancel(ctx)
+	srvOut := &syncBuffer{}
+	srvDone := make(chan error, 1)
+	go func() { srvDone <- serve(srvCtx, o, srvOut) }()
+	t.Cleanup(func() {
+		stopSrv()
+		if err := <-srvDone; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	addr := waitMatch(srvOut, listenRE, 10*time.Second)
+	if addr == "" {
+		t.Fatalf("server did not start:\n%s", srvOut.String())
+	}
+	return addr, srvOut
 }
