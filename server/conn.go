@@ -517,7 +517,7 @@ func (c *client) prepareSnapshot(now time.Duration) bool {
 	}
 	c.evStart = start
 	c.in = snapshot.Input{
-		Frame: s.frame, Time: s.frameTime(s.frame),
+		Frame: s.frame, Time: s.gameTime(s.frame),
 		Duplicated: c.dupSinceSnap, Lead: c.lead,
 		PVS: &c.pvs, World: s.g, States: c.states, Cmds: s.relayCmds, Own: own, HasOwn: hasOwn, Events: evs,
 	}

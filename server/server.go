@@ -459,8 +459,12 @@ func (s *Server) fullStats() serverhook.Stats {
 	return st
 }
 
-// frameTime is the time frame f is due: f frame durations after start.
-func (s *Server) frameTime(f game.Frame) time.Duration { return s.epoch + time.Duration(f)*s.frameDur }
+// frameTime is the time frame f is due: f frame durations after the epoch.
+func (s *Server) frameTime(f game.Frame) time.Duration { return s.epoch + s.gameTime(f) }
+
+// gameTime is the game time of frame f, the snapshot header's: the time
+// since the match's frame 0, whenever its Host created it.
+func (s *Server) gameTime(f game.Frame) time.Duration { return time.Duration(f) * s.frameDur }
 
 // Next is the time of the next frame: a driver calls Advance then.
 func (s *Server) Next() time.Duration { return s.frameTime(s.frame + 1) }
