@@ -86,7 +86,8 @@ type tanksBot struct {
 // data channel and the game's bot drives it for 20 s. Its summary must
 // show 300+ snapshots, no base mismatch or decode error, frames drawn by
 // WebGL (a screenshot shows the field, crates and the player's tank),
-// other tanks seen, and its chat line back in its feed; the server's
+// and its chat line back in its feed (the other tanks it saw are
+// reported only: whether it meets one is the bots' driving); the server's
 // recorded states must equal every snapshot's states the browser and the
 // bots decoded (internal/statecheck), and each bot must have heard the
 // browser's chat line. Skipped without chromium unless
@@ -212,11 +213,17 @@ func TestTanksBrowser(t *testing.T) {
 	// arena's (TestBrowserPlay) 31 beside it, so the bound catches a page
 	// that does not draw, not a slow machine. Base checks follow the
 	// acknowledgements, fewer at a low frame rate (57 in that run).
+	// Whether the browser's tank meets another depends on the bots'
+	// driving, not on the network: the spawn points are farther apart
+	// than ViewRange and a bot that circles into a crate stays out of
+	// sight (a CI run: OtherTanks 0, Score 0, every other check passed).
+	// Other players' entities reaching a browser are TestBrowserPlay's
+	// check; here OtherTanks is reported only.
 	if sum.Error != "" || sum.Mode != "webrtc" || sum.State != "connected" || sum.Snapshots < 250 || sum.BaseChecks < 20 ||
-		sum.BaseMismatches != 0 || sum.DecodeErrors != 0 || sum.ApplyErrors != 0 || sum.FramesDrawn < 20 || sum.DurationS < 20 ||
-		sum.OtherTanks < 1 {
+		sum.BaseMismatches != 0 || sum.DecodeErrors != 0 || sum.ApplyErrors != 0 || sum.FramesDrawn < 20 || sum.DurationS < 20 {
 		t.Errorf("browser summary: %+v", sum)
 	}
+	t.Logf("the browser saw %d other tanks and %d shells", sum.OtherTanks, sum.Shells)
 	chat := fmt.Sprintf("player %d: gl hf", sum.ClientNum)
 	if !slices.Contains(sum.Chat, chat) {
 		t.Errorf("the browser's chat %q lacks its line %q", sum.Chat, chat)
